@@ -1,0 +1,44 @@
+# dataslate — run `make help` for the targets.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+INPUTS ?= raw
+OUT    ?= curated
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test lint typecheck bench parse store quality damage publish clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install the pinned dependencies (requirements.lock)
+
+run: $(STAMP) ## Run the whole pipeline on raw/ and publish to curated/
+	$(BIN)/dataslate run
+
+test: $(STAMP) ## Run the test suite (needs ../shared/data or DATASLATE_DATA)
+	$(BIN)/pytest -q
+
+lint: $(STAMP) ## ruff + mypy strict on pipeline/ and schemas/
+	$(BIN)/ruff check pipeline schemas tests bench
+	$(BIN)/mypy
+
+typecheck: $(STAMP) ## mypy strict only
+	$(BIN)/mypy
+
+parse: $(STAMP) ## Stage: parse the raw inputs and print record counts
+	$(BIN)/dataslate parse $(INPUTS)
+
+bench: $(STAMP) ## Benchmarks (parse, damage matrix, ...): prints medians
+	$(BIN)/python bench/run.py
+
+clean: ## Remove generated output (curated/ releases, caches)
+	rm -rf curated/* .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,81 @@
+"""Every path and default of the pipeline, in one place.
+
+Paths are resolved from the repository root so the pipeline behaves the same
+from any working directory; `DATASLATE_DATA` points tests and benchmarks at the
+real corpora (read-only, never copied into the repository).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: Immutable input snapshots; the pipeline never writes here.
+RAW_DIR = REPO_ROOT / "raw"
+RAW_PAGES_DIR = RAW_DIR / "pages"
+RAW_WAHAPEDIA_DIR = RAW_DIR / "wahapedia"
+RAW_BSDATA_DIR = RAW_DIR / "bsdata"
+
+#: Published output; everything here can be rebuilt.
+CURATED_DIR = REPO_ROOT / "curated"
+
+#: Great Expectations suites, one JSON file per curated table.
+EXPECTATIONS_DIR = REPO_ROOT / "expectations"
+
+#: Reference target profiles shipped with the project.
+REFERENCE_PROFILES_FILE = REPO_ROOT / "pipeline" / "damage" / "reference_profiles.json"
+
+#: Name of the DuckDB file inside a release.
+DUCKDB_FILENAME = "dataslate.duckdb"
+
+#: Name of the pointer to the newest release inside an output folder.
+LATEST_NAME = "latest"
+
+
+def shared_data_dir() -> Path:
+    """The real corpora (`../shared/data` unless `DATASLATE_DATA` says otherwise)."""
+    default = REPO_ROOT.parent / "shared" / "data"
+    return Path(os.environ.get("DATASLATE_DATA", str(default))).resolve()
+
+
+def wahapedia_dir() -> Path:
+    return shared_data_dir() / "wahapedia-10e"
+
+
+def bsdata_dir() -> Path:
+    return shared_data_dir() / "bsdata-10e"
+
+
+#: Wahapedia export: the file list the scraper knows (and only these).
+WAHAPEDIA_FILES: tuple[str, ...] = (
+    "Abilities.csv",
+    "Datasheets.csv",
+    "Datasheets_abilities.csv",
+    "Datasheets_detachment_abilities.csv",
+    "Datasheets_enhancements.csv",
+    "Datasheets_keywords.csv",
+    "Datasheets_leader.csv",
+    "Datasheets_models.csv",
+    "Datasheets_models_cost.csv",
+    "Datasheets_options.csv",
+    "Datasheets_stratagems.csv",
+    "Datasheets_unit_composition.csv",
+    "Datasheets_wargear.csv",
+    "Detachment_abilities.csv",
+    "Enhancements.csv",
+    "Factions.csv",
+    "Source.csv",
+    "Stratagems.csv",
+)
+
+#: Default base URL of the Wahapedia export (overridable on the command line).
+WAHAPEDIA_BASE_URL = "https://wahapedia.ru/wh40k10ed/"
+
+#: Source precedence when reconciling: freshest first; dates document why.
+SOURCE_DATES: dict[str, str] = {
+    "bsdata": "2026-06-01",
+    "wahapedia_csv": "2025-07-09",
+    "page_export": "2024-01-01",
+}

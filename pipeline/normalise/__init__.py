@@ -1,0 +1,1 @@
+"""Shared cleaning every source needs: text, dice, weapon-ability vocabulary."""

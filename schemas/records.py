@@ -1,0 +1,350 @@
+"""The record contract: one Pydantic model per published table.
+
+Every source parser yields these records, every later stage reads them; the
+published table and column names (`../shared/design/DATASET_CONTRACT.md`) are the
+models' `TABLE` and field names. Validation here is the row-level gate: a row that
+does not fit (T = 0, AP +1, a skill of 7) fails here and goes to quarantine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from schemas.dice import DiceField
+from schemas.weapon_abilities import WeaponAbility
+
+SourceFormat = Literal["page_export", "wahapedia_csv", "bsdata", "reference"]
+WeaponKind = Literal["ranged", "melee"]
+InvulnCondition = Literal["ranged", "melee"]
+
+
+class Record(BaseModel):
+    """Base of every published record: knows its table and where it came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    TABLE: ClassVar[str] = ""
+    #: Columns that identify a row (the primary key of its table).
+    KEY: ClassVar[tuple[str, ...]] = ()
+
+    source_id: str | None = Field(default=None, description="Source file the row came from.")
+    line: int | None = Field(default=None, ge=1, description="1-based line (or row) in the source.")
+
+    def row(self) -> dict[str, Any]:
+        """The row as published (dice as text, typed abilities left out)."""
+        return self.model_dump(mode="json")
+
+
+class Source(Record):
+    TABLE = "sources"
+    KEY = ("source_id",)
+
+    source_id: str
+    format: SourceFormat
+    path: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    rows_in: int = Field(ge=0)
+    rows_curated: int = Field(ge=0)
+    rows_quarantined: int = Field(ge=0)
+    source_date: str | None = Field(default=None, description="ISO date the source's content is from.")
+
+
+class Datasheet(Record):
+    TABLE = "datasheets"
+    KEY = ("datasheet_id",)
+
+    datasheet_id: str
+    source_id: str
+    faction: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    role: str | None = None
+    unit_id: str | None = Field(default=None, description="Same unit across sources (reconcile).")
+    legend: str | None = None
+    loadout: str | None = None
+    transport: str | None = None
+    damaged_w: str | None = None
+    damaged_description: str | None = None
+    leader_text: str | None = None
+
+
+class DefensiveProfile(Record):
+    """The statline a target presents; shared by model and reference profiles."""
+
+    profile_id: str
+    name: str = Field(min_length=1)
+    movement: int | None = Field(default=None, ge=0, le=100, description="Inches.")
+    toughness: int | None = Field(default=None, ge=1, le=20)
+    save: int | None = Field(default=None, ge=2, le=7, description="3 means 3+.")
+    invuln: int | None = Field(default=None, ge=2, le=6)
+    invuln_condition: InvulnCondition | None = None
+    wounds: int | None = Field(default=None, ge=1, le=100)
+    leadership: int | None = Field(default=None, ge=2, le=12, description="6 means 6+.")
+    oc: int | None = Field(default=None, ge=0, le=20)
+    fnp: int | None = Field(default=None, ge=2, le=6, description="Feel No Pain X+.")
+    fnp_source: str | None = Field(default=None, description="Ability text fnp was derived from.")
+    damage_reduction: int | None = Field(default=None, ge=1, le=6)
+    damage_reduction_source: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+    unit_size: int | None = Field(default=None, ge=1, description="Models in the smallest points option.")
+
+    @field_validator("keywords")
+    @classmethod
+    def _upper_keywords(cls, value: list[str]) -> list[str]:
+        return [k.upper() for k in value]
+
+    @property
+    def has_statline(self) -> bool:
+        return None not in (self.toughness, self.save, self.wounds)
+
+
+class ModelProfile(DefensiveProfile):
+    TABLE = "model_profiles"
+    KEY = ("profile_id",)
+
+    datasheet_id: str
+    base_size: str | None = None
+
+
+class ReferenceProfile(DefensiveProfile):
+    TABLE = "reference_profiles"
+    KEY = ("profile_id",)
+
+    description: str = ""
+
+
+class Weapon(Record):
+    TABLE = "weapons"
+    KEY = ("weapon_id",)
+
+    weapon_id: str
+    datasheet_id: str
+    name: str = Field(min_length=1, description="Without abilities.")
+    kind: WeaponKind
+    range_inches: int | None = Field(default=None, ge=0, le=240)
+    attacks: DiceField
+    skill: int | None = Field(default=None, ge=2, le=6, description="NULL for torrent.")
+    strength: int = Field(ge=1, le=40)
+    ap: int = Field(ge=-6, le=0)
+    damage: DiceField
+    abilities: list[str] = Field(default_factory=list, description="Normalised, lower case.")
+    typed_abilities: list[WeaponAbility] = Field(default_factory=list, exclude=True)
+
+    @field_validator("ap", mode="before")
+    @classmethod
+    def _minus_zero(cls, value: Any) -> Any:
+        """`-0` is 0; sources write it both ways."""
+        return 0 if str(value).strip() in {"-0", "+0"} else value
+
+    def row(self) -> dict[str, Any]:
+        row = super().row()
+        row["attacks_mean"] = self.attacks.mean
+        row["damage_mean"] = self.damage.mean
+        return row
+
+
+class WeaponAbilityRow(Record):
+    TABLE = "weapon_abilities"
+    KEY = ("weapon_id", "ability", "raw")
+
+    weapon_id: str
+    ability: str
+    value: str | None = None
+    keyword: str | None = None
+    raw: str
+
+
+class Ability(Record):
+    TABLE = "abilities"
+    KEY = ("datasheet_id", "name", "kind", "model")
+
+    datasheet_id: str
+    name: str = Field(min_length=1)
+    kind: str = Field(description="core / faction / datasheet / wargear / damaged / ...")
+    parameter: str | None = None
+    text: str | None = None
+    model: str | None = Field(default=None, description="Model the ability is limited to, if any.")
+
+
+class Keyword(Record):
+    TABLE = "keywords"
+    KEY = ("datasheet_id", "keyword", "model")
+
+    datasheet_id: str
+    keyword: str = Field(min_length=1)
+    is_faction: bool = False
+    model: str | None = None
+
+    @field_validator("keyword")
+    @classmethod
+    def _upper(cls, value: str) -> str:
+        return " ".join(value.split()).upper()
+
+
+class Points(Record):
+    TABLE = "points"
+    KEY = ("datasheet_id", "models", "description")
+
+    datasheet_id: str
+    models: int = Field(ge=1)
+    cost: int = Field(gt=0)
+    description: str = ""
+
+
+class Stratagem(Record):
+    TABLE = "stratagems"
+    KEY = ("stratagem_id",)
+
+    stratagem_id: str
+    name: str = Field(min_length=1)
+    cp: int | None = Field(default=None, ge=0, le=5)
+    detachment: str | None = None
+    type: str | None = None
+    when: str | None = None
+    target: str | None = None
+    effect: str | None = None
+    restrictions: str | None = None
+    faction: str | None = None
+    source_tag: str | None = Field(default=None, description="Short source tag, e.g. `C`, `BA`.")
+    legend: str | None = None
+
+
+class DatasheetStratagem(Record):
+    """A stratagem listed on (usable by) a datasheet."""
+
+    TABLE = "datasheet_stratagems"
+    KEY = ("datasheet_id", "stratagem_id")
+
+    datasheet_id: str
+    stratagem_id: str
+
+
+class RuleBlock(Record):
+    """One appearance of a rule text in an input, before dedupe."""
+
+    TABLE = "rule_blocks"
+
+    title: str = Field(min_length=1)
+    body: str
+    kind: str = "rule"
+    summary: list[str] = Field(default_factory=list)
+    examples: list[str] = Field(default_factory=list)
+
+
+class Rule(Record):
+    TABLE = "rules"
+    KEY = ("rule_id",)
+
+    rule_id: str
+    title: str
+    body: str
+    content_hash: str
+    variant_of: str | None = None
+    kind: str = "rule"
+    occurrences: int = Field(default=0, ge=0)
+
+
+class RuleOccurrence(Record):
+    TABLE = "rule_occurrences"
+    KEY = ("rule_id", "source_id", "line")
+
+    rule_id: str
+    source_id: str
+    line: int
+
+
+class QuarantineRow(Record):
+    TABLE = "quarantine"
+    KEY = ("source_id", "line", "stage", "reason")
+
+    source_id: str
+    stage: str
+    reason: str
+    raw: str
+    table: str | None = Field(default=None, description="Source table or section the row came from.")
+
+
+class LeaderLink(Record):
+    TABLE = "leaders"
+    KEY = ("leader_id", "attached_id")
+
+    leader_id: str = Field(description="datasheet_id of the leader.")
+    attached_id: str = Field(description="datasheet_id of the unit it can lead.")
+
+
+class WargearOption(Record):
+    TABLE = "wargear_options"
+    KEY = ("datasheet_id", "position")
+
+    datasheet_id: str
+    position: int = Field(ge=1)
+    text: str
+
+
+class CompositionLine(Record):
+    TABLE = "unit_composition"
+    KEY = ("datasheet_id", "position")
+
+    datasheet_id: str
+    position: int = Field(ge=1)
+    text: str
+
+
+class Enhancement(Record):
+    TABLE = "enhancements"
+    KEY = ("enhancement_id",)
+
+    enhancement_id: str
+    faction: str | None = None
+    name: str
+    cost: int | None = Field(default=None, ge=0)
+    detachment: str | None = None
+    legend: str | None = None
+    text: str | None = None
+
+
+class DetachmentAbility(Record):
+    TABLE = "detachment_abilities"
+    KEY = ("detachment_ability_id",)
+
+    detachment_ability_id: str
+    faction: str | None = None
+    name: str
+    detachment: str | None = None
+    legend: str | None = None
+    text: str | None = None
+
+
+class SourceConflict(Record):
+    TABLE = "source_conflicts"
+    KEY = ("unit_id", "field")
+
+    unit_id: str
+    field: str
+    values: dict[str, str | None] = Field(description="Value per source_id.")
+    chosen: str | None
+    chosen_source: str | None = None
+    reason: str
+
+
+#: Every table a source parser may fill, in load order (parents first).
+SOURCE_RECORD_TYPES: tuple[type[Record], ...] = (
+    Source,
+    Datasheet,
+    ModelProfile,
+    Weapon,
+    WeaponAbilityRow,
+    Ability,
+    Keyword,
+    Points,
+    Stratagem,
+    DatasheetStratagem,
+    RuleBlock,
+    LeaderLink,
+    WargearOption,
+    CompositionLine,
+    Enhancement,
+    DetachmentAbility,
+    QuarantineRow,
+)
