@@ -28,6 +28,8 @@ class Record(BaseModel):
     TABLE: ClassVar[str] = ""
     #: Columns that identify a row (the primary key of its table).
     KEY: ClassVar[tuple[str, ...]] = ()
+    #: Columns `row()` adds beyond the fields (name -> Python type).
+    EXTRA_COLUMNS: ClassVar[dict[str, type]] = {}
 
     source_id: str | None = Field(default=None, description="Source file the row came from.")
     line: int | None = Field(default=None, ge=1, description="1-based line (or row) in the source.")
@@ -130,6 +132,8 @@ class Weapon(Record):
     damage: DiceField
     abilities: list[str] = Field(default_factory=list, description="Normalised, lower case.")
     typed_abilities: list[WeaponAbility] = Field(default_factory=list, exclude=True)
+
+    EXTRA_COLUMNS: ClassVar[dict[str, type]] = {"attacks_mean": float, "damage_mean": float}
 
     @field_validator("ap", mode="before")
     @classmethod
@@ -326,6 +330,26 @@ class SourceConflict(Record):
     chosen: str | None
     chosen_source: str | None = None
     reason: str
+
+
+class DamageCell(Record):
+    """One (weapon, target profile, scenario) cell of the expected-damage matrix."""
+
+    TABLE = "damage_matrix"
+    KEY = ("weapon_id", "profile_id", "scenario")
+
+    weapon_id: str
+    profile_id: str
+    scenario: str
+    attacks: float
+    hits: float
+    wounds: float
+    mortal_wounds: float
+    unsaved: float
+    damage: float
+    damage_capped: float
+    self_mortal_wounds: float
+    damage_per_100_points: float | None = None
 
 
 #: Every table a source parser may fill, in load order (parents first).

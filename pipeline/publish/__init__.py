@@ -1,1 +1,1 @@
-"""Stage package: publish."""
+"""Stage: versioned, atomic, deterministic releases (and diffs between them)."""

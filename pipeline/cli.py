@@ -1,0 +1,157 @@
+"""The `dataslate` command: parses arguments, shows progress, turns errors into one message.
+
+All the work is done by the library (`pipeline.run` and the stage packages).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pipeline import config
+from pipeline.errors import PipelineError, QualityGateError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+fetch_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Download raw inputs.")
+app.add_typer(fetch_app, name="fetch")
+console = Console(stderr=True)
+out = Console()
+
+EXIT_ERROR = 1
+EXIT_QUALITY = 3
+
+
+@contextmanager
+def _stage(name: str) -> Iterator[None]:
+    """Progress for one long stage: a spinner, then its time."""
+    start = time.perf_counter()
+    with console.status(f"[bold]{name}[/]…"):
+        yield
+    console.print(f"  [green]✓[/] {name} [dim]{time.perf_counter() - start:.1f}s[/]")
+
+
+def _fail(exc: Exception, code: int = EXIT_ERROR) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {exc}")
+    return typer.Exit(code)
+
+
+@app.command()
+def run(
+    inputs: Annotated[list[Path] | None, typer.Option("--input", "-i", help="Input file or folder; repeat.")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (releases + latest).")] = None,
+) -> None:
+    """Build the dataset from inputs (default raw/) and publish a release (default curated/)."""
+    from pipeline.run import run_pipeline
+
+    try:
+        result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=_stage)
+    except QualityGateError as exc:
+        raise _fail(exc, EXIT_QUALITY) from exc
+    except PipelineError as exc:
+        raise _fail(exc) from exc
+    out.print(f"published [bold]{result.version}[/] -> {result.release}")
+    _print_counts(result.row_counts)
+
+
+def _print_counts(counts: dict[str, int]) -> None:
+    table = Table("table", "rows")
+    for name, rows in sorted(counts.items()):
+        table.add_row(name, f"{rows:,}")
+    out.print(table)
+
+
+@app.command()
+def parse(
+    paths: Annotated[list[Path], typer.Argument(help="Input files or folders.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print counts as JSON.")] = False,
+) -> None:
+    """Parse inputs only and print record counts per table (nothing is written)."""
+    from pipeline.sources.registry import read_inputs
+
+    try:
+        with _stage("parse"):
+            dataset = read_inputs(paths)
+    except PipelineError as exc:
+        raise _fail(exc) from exc
+    counts = dataset.counts()
+    if as_json:
+        out.print_json(json.dumps(counts))
+    else:
+        _print_counts(counts)
+
+
+@fetch_app.command("wahapedia")
+def fetch_wahapedia_cmd(
+    into: Annotated[Path, typer.Option("--into", help="Folder to download into.")] = config.RAW_WAHAPEDIA_DIR,
+    base_url: Annotated[str, typer.Option("--base-url", help="Where the export lives.")] = config.WAHAPEDIA_BASE_URL,
+) -> None:
+    """Download the Wahapedia export politely (conditional requests, retries, atomic writes)."""
+    from pipeline.fetch import fetch_wahapedia
+
+    try:
+        with _stage("fetch wahapedia"):
+            report = fetch_wahapedia(base_url, into)
+    except PipelineError as exc:
+        raise _fail(exc) from exc
+    out.print(report.summary())
+    if not report.ok:
+        raise typer.Exit(EXIT_ERROR)
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL to run (read-only).")],
+    release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
+    as_json: Annotated[bool, typer.Option("--json", help="Rows as JSON lines.")] = False,
+) -> None:
+    """Run a read-only SQL query on a published release."""
+    from pipeline.publish.query import run_query
+
+    try:
+        columns, rows = run_query(query, release)
+    except PipelineError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        for row in rows:
+            sys.stdout.write(json.dumps(dict(zip(columns, row, strict=True)), default=str) + "\n")
+        return
+    table = Table(*columns)
+    for row in rows:
+        table.add_row(*[_cell(v) for v in row])
+    out.print(table)
+
+
+def _cell(value: Any) -> str:
+    return "NULL" if value is None else str(value)
+
+
+@app.command()
+def diff(
+    old: Annotated[Path, typer.Argument(help="Older release (or output folder).")],
+    new: Annotated[Path, typer.Argument(help="Newer release (or output folder).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the diff as JSON.")] = False,
+) -> None:
+    """What changed between two releases, per table, by stable id, field by field."""
+    from pipeline.publish.diff import diff_releases, format_diff
+
+    try:
+        diffs = diff_releases(old, new)
+    except PipelineError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        sys.stdout.write(json.dumps([d.as_json() for d in diffs if not d.empty], default=str, indent=1) + "\n")
+    else:
+        out.print(format_diff(diffs), highlight=False, markup=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,111 @@
+"""The published formats of one release: Parquet, NDJSON feed, faction documents, JSON Schemas.
+
+Everything is written in a fixed row order with no wall-clock values, so the same
+inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.ids import slug
+from pipeline.store.ddl import MODEL_BY_TABLE
+from schemas.records import Record
+
+#: Tables not put in the NDJSON feed (too large; the feed has damage_vs_reference instead).
+FEED_EXCLUDED = {"damage_matrix"}
+
+
+def write_parquet_tables(frames: dict[str, pl.DataFrame], release: Path) -> None:
+    """`<table>.parquet` (zstd) for every table but the damage matrix."""
+    for table, frame in sorted(frames.items()):
+        if table in FEED_EXCLUDED:
+            continue
+        frame.write_parquet(release / f"{table}.parquet", compression="zstd", statistics=False)
+
+
+def write_damage_parquet(matrix: pl.DataFrame, release: Path) -> None:
+    """Hive-partitioned `damage_matrix/scenario=<name>/part-0.parquet`."""
+    root = release / "damage_matrix"
+    for scenario in sorted(matrix["scenario"].unique().to_list()):
+        part = root / f"scenario={scenario}"
+        part.mkdir(parents=True, exist_ok=True)
+        rows = matrix.filter(pl.col("scenario") == scenario).drop("scenario")
+        rows.write_parquet(part / "part-0.parquet", compression="zstd", statistics=False)
+
+
+def write_feed(frames: dict[str, pl.DataFrame], damage_vs_reference: pl.DataFrame | None, release: Path) -> None:
+    """`feed/<table>.ndjson` for every table, plus `damage_vs_reference`."""
+    feed = release / "feed"
+    feed.mkdir(exist_ok=True)
+    for table, frame in sorted(frames.items()):
+        if table not in FEED_EXCLUDED:
+            frame.write_ndjson(feed / f"{table}.ndjson")
+    if damage_vs_reference is not None:
+        damage_vs_reference.write_ndjson(feed / "damage_vs_reference.ndjson")
+
+
+def _nest(frame: pl.DataFrame, key: str) -> dict[str, list[dict[str, Any]]]:
+    """Rows of a child table grouped by their datasheet id."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for row in frame.drop([c for c in ("source_id", "line") if c in frame.columns]).to_dicts():
+        grouped.setdefault(row[key], []).append(row)
+    return grouped
+
+
+FACTION_CHILDREN = ("model_profiles", "weapons", "abilities", "keywords", "points", "unit_composition")
+
+
+def write_faction_documents(frames: dict[str, pl.DataFrame], release: Path) -> list[str]:
+    """One JSON document per faction for apps: datasheets with their children nested."""
+    folder = release / "feed" / "factions"
+    folder.mkdir(parents=True, exist_ok=True)
+    children = {t: _nest(frames[t], "datasheet_id") for t in FACTION_CHILDREN if t in frames}
+    written: list[str] = []
+    datasheets = frames["datasheets"]
+    for faction in sorted(datasheets["faction"].unique().to_list()):
+        sheets = []
+        for sheet in datasheets.filter(pl.col("faction") == faction).to_dicts():
+            for table, grouped in children.items():
+                sheet[table] = grouped.get(sheet["datasheet_id"], [])
+            sheets.append(sheet)
+        document = {"faction": faction, "datasheets": sheets}
+        name = f"{slug(faction)}.json"
+        (folder / name).write_text(json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        written.append(name)
+    return written
+
+
+def write_json_schemas(release: Path, tables: list[str]) -> dict[str, str]:
+    """`schemas/<table>.schema.json` from the Pydantic models; returns table -> schema text."""
+    folder = release / "schemas"
+    folder.mkdir(exist_ok=True)
+    texts: dict[str, str] = {}
+    for table in sorted(tables):
+        model = MODEL_BY_TABLE.get(table)
+        if model is None:
+            continue
+        schema = published_json_schema(model)
+        schema["title"] = table
+        text = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        (folder / f"{table}.schema.json").write_text(text)
+        texts[table] = text
+    return texts
+
+
+def published_json_schema(model: type[Record]) -> dict[str, Any]:
+    """The model's JSON Schema as published: excluded fields out, derived columns in."""
+    schema = model.model_json_schema(mode="serialization")
+    for name, field in model.model_fields.items():
+        if field.exclude:
+            schema["properties"].pop(name, None)
+    for name, kind in model.EXTRA_COLUMNS.items():
+        json_type = {float: "number", int: "integer", str: "string"}.get(kind, "string")
+        schema["properties"][name] = {"type": json_type, "title": name, "readOnly": True}
+    if "$defs" in schema and "$ref" not in json.dumps(schema["properties"]):
+        del schema["$defs"]
+    return schema

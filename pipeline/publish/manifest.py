@@ -1,0 +1,53 @@
+"""`manifest.json`: what a release holds and where it came from, all hashed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.ids import file_sha256
+
+
+def file_hashes(release: Path) -> dict[str, str]:
+    """sha256 of every file in the release (but the manifest), by relative path."""
+    return {
+        str(p.relative_to(release)): file_sha256(str(p))
+        for p in sorted(release.rglob("*"))
+        if p.is_file() and p.name != "manifest.json"
+    }
+
+
+def build_manifest(
+    *,
+    version: str,
+    code_version: str,
+    frames: dict[str, pl.DataFrame],
+    row_counts: dict[str, int],
+    schema_texts: dict[str, str],
+    quality: dict[str, Any],
+    reports: dict[str, Any],
+    release: Path,
+) -> dict[str, Any]:
+    """The manifest document (deterministic: no clock, sorted keys)."""
+    sources = frames["sources"].drop("line").to_dicts() if "sources" in frames else []
+    return {
+        "version": version,
+        "dataslate_version": code_version,
+        "inputs": sources,
+        "row_counts": dict(sorted(row_counts.items())),
+        "schema_sha256": {
+            t: hashlib.sha256(text.encode()).hexdigest() for t, text in sorted(schema_texts.items())
+        },
+        "quality": quality,
+        "reports": reports,
+        "files": file_hashes(release),
+    }
+
+
+def write_manifest(manifest: dict[str, Any], release: Path) -> None:
+    text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
+    (release / "manifest.json").write_text(text)

@@ -1,0 +1,37 @@
+"""`dataslate sql`: read-only SQL on a published release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline import config
+from pipeline.errors import PipelineError
+from pipeline.publish.release import resolve_release
+
+
+def open_release(release: Path) -> duckdb.DuckDBPyConnection:
+    """Open a release's DuckDB read-only, with Parquet views resolving inside it."""
+    folder = resolve_release(release)
+    con = duckdb.connect(str(folder / config.DUCKDB_FILENAME), read_only=True)
+    con.execute(f"SET file_search_path = '{folder.as_posix()}'")
+    return con
+
+
+def run_query(query: str, release: Path) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Columns and rows of a query; any write is refused by the read-only connection."""
+    con = open_release(release)
+    try:
+        rel = con.sql(query)
+        if rel is None:
+            return [], []
+        return list(rel.columns), rel.fetchall()
+    except duckdb.Error as exc:
+        message = str(exc).splitlines()[0]
+        if "read-only" in message.lower():
+            message = "the published dataset is read-only: " + message
+        raise PipelineError(message, context="dataslate sql") from exc
+    finally:
+        con.close()

@@ -1,0 +1,108 @@
+"""Atomic, versioned release folders with a `latest` pointer.
+
+A release is built in a staging folder inside the output folder, fsynced, then
+renamed into place, and only then is `latest` switched (atomic symlink replace).
+A crash or kill at any moment leaves the previous release and `latest` as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pipeline import config
+from pipeline.errors import PublishError, ReleaseNotFoundError
+from pipeline.ids import content_hash
+
+#: Top-level conveniences that always point into the latest release.
+CONVENIENCE_LINKS = (config.DUCKDB_FILENAME, "manifest.json")
+
+
+def version_id(input_hashes: list[str], code_version: str) -> str:
+    """Version derived from the inputs and the pipeline version (no clock)."""
+    return "v" + content_hash(code_version, *sorted(input_hashes), length=12)
+
+
+def fsync_tree(root: Path) -> None:
+    """Flush every file and folder under root to disk before the rename."""
+    for folder, _, files in os.walk(root):
+        for name in files:
+            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(Path(folder))
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def staging_release(out_dir: Path, version: str) -> Iterator[Path]:
+    """Yield an empty staging folder; on success move it to `out_dir/version`.
+
+    On any exception the staging folder is removed and nothing else changes.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    staging = out_dir / f".staging-{version}-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        yield staging
+        fsync_tree(staging)
+        _move_into_place(staging, out_dir / version)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    switch_latest(out_dir, version)
+
+
+def _move_into_place(staging: Path, final: Path) -> None:
+    """Rename staging to its final name, replacing an older build of the same version."""
+    if final.exists():
+        trash = final.with_name(f".old-{final.name}-{os.getpid()}")
+        os.rename(final, trash)
+        os.rename(staging, final)
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        os.rename(staging, final)
+    _fsync_dir(final.parent)
+
+
+def _atomic_symlink(target: str, link: Path) -> None:
+    tmp = link.with_name(f".{link.name}.tmp-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+def switch_latest(out_dir: Path, version: str) -> None:
+    """Point `latest` (and the top-level convenience links) at `version`, atomically."""
+    latest = out_dir / config.LATEST_NAME
+    if latest.exists() and not latest.is_symlink():
+        raise PublishError("refusing to replace a real folder named latest", path=latest)
+    _atomic_symlink(version, latest)
+    for name in CONVENIENCE_LINKS:
+        link = out_dir / name
+        if not link.exists() or link.is_symlink():
+            _atomic_symlink(f"{config.LATEST_NAME}/{name}", link)
+    _fsync_dir(out_dir)
+
+
+def resolve_release(path: Path) -> Path:
+    """A release folder from a path: a release itself, or an output folder's `latest`."""
+    if (path / config.DUCKDB_FILENAME).is_file() and (path / "manifest.json").is_file():
+        return path.resolve()
+    latest = path / config.LATEST_NAME
+    if (latest / config.DUCKDB_FILENAME).is_file():
+        return latest.resolve()
+    raise ReleaseNotFoundError("no release here (expected dataslate.duckdb and manifest.json)", path=path)

@@ -1,0 +1,65 @@
+"""Read any mix of input paths into one Dataset, each with its format's parser."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+from pipeline.dataset import Dataset
+from pipeline.sources import detect_format
+from schemas.records import Record, SourceFormat
+
+#: format -> module holding its `parse(path)`.
+PARSER_MODULES: dict[SourceFormat, str] = {
+    "page_export": "pipeline.sources.page_export",
+    "wahapedia_csv": "pipeline.sources.wahapedia_csv",
+    "bsdata": "pipeline.sources.bsdata_xml",
+}
+
+
+def parser_for(fmt: SourceFormat) -> Callable[[Path], Iterator[Record]]:
+    module = importlib.import_module(PARSER_MODULES[fmt])
+    parse: Callable[[Path], Iterator[Record]] = module.parse
+    return parse
+
+
+def expand(path: Path, fmt: SourceFormat) -> list[Path]:
+    """Page exports are parsed file by file; the other formats take their folder whole."""
+    if fmt == "page_export" and path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix.lower() == ".txt")
+    return [path]
+
+
+def default_inputs(raw_dir: Path) -> list[Path]:
+    """Inputs under raw/: every sub-folder whose format can be detected."""
+    found = []
+    for child in sorted(raw_dir.iterdir()) if raw_dir.is_dir() else []:
+        if child.is_dir() and any(child.iterdir()):
+            try:
+                detect_format(child)
+            except Exception:
+                continue
+            found.append(child)
+    return found
+
+
+def read_inputs(paths: Sequence[Path], on_file: Callable[[Path], None] | None = None) -> Dataset:
+    """Parse every input into one Dataset (formats detected per path)."""
+    dataset = Dataset()
+    for path in paths:
+        fmt = detect_format(path)
+        parse = parser_for(fmt)
+        for item in expand(path, fmt):
+            if on_file is not None:
+                on_file(item)
+            dataset.extend(parse(item))
+    return dataset
+
+
+def records_of(paths: Iterable[Path]) -> Iterator[Record]:
+    """All records of some inputs, streamed (for `dataslate parse`)."""
+    for path in paths:
+        fmt = detect_format(path)
+        for item in expand(path, fmt):
+            yield from parser_for(fmt)(item)

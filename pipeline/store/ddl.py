@@ -1,0 +1,153 @@
+"""The DuckDB schema, in one place, derived from the record models.
+
+Columns and their types come from the Pydantic models (the contract), so the
+database, the Parquet files and the JSON Schemas cannot drift apart. Keys and
+foreign keys are declared here.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, Literal, Union
+
+import polars as pl
+
+from schemas.dice import Dice
+from schemas.records import (
+    Ability,
+    CompositionLine,
+    DamageCell,
+    Datasheet,
+    DatasheetStratagem,
+    DetachmentAbility,
+    Enhancement,
+    Keyword,
+    LeaderLink,
+    ModelProfile,
+    Points,
+    QuarantineRow,
+    Record,
+    ReferenceProfile,
+    Rule,
+    RuleOccurrence,
+    Source,
+    SourceConflict,
+    Stratagem,
+    WargearOption,
+    Weapon,
+    WeaponAbilityRow,
+)
+
+#: Published tables in load order (parents before children).
+TABLE_MODELS: tuple[type[Record], ...] = (
+    Source,
+    Datasheet,
+    ModelProfile,
+    ReferenceProfile,
+    Weapon,
+    WeaponAbilityRow,
+    Ability,
+    Keyword,
+    Points,
+    Stratagem,
+    DatasheetStratagem,
+    Rule,
+    RuleOccurrence,
+    LeaderLink,
+    WargearOption,
+    CompositionLine,
+    Enhancement,
+    DetachmentAbility,
+    SourceConflict,
+    QuarantineRow,
+)
+
+MODEL_BY_TABLE: dict[str, type[Record]] = {m.TABLE: m for m in (*TABLE_MODELS, DamageCell)}
+
+#: (child table, column) -> (parent table, column). Enforced by DuckDB.
+FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
+    ("model_profiles", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("weapons", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("weapon_abilities", "weapon_id"): ("weapons", "weapon_id"),
+    ("abilities", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("keywords", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("points", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_stratagems", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_stratagems", "stratagem_id"): ("stratagems", "stratagem_id"),
+    ("rule_occurrences", "rule_id"): ("rules", "rule_id"),
+    ("leaders", "leader_id"): ("datasheets", "datasheet_id"),
+    ("leaders", "attached_id"): ("datasheets", "datasheet_id"),
+    ("wargear_options", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("unit_composition", "datasheet_id"): ("datasheets", "datasheet_id"),
+}
+
+
+def _unwrap_optional(annotation: Any) -> Any:
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return args[0] if len(args) == 1 else str
+    return annotation
+
+
+def polars_type(annotation: Any) -> pl.DataType:
+    """Polars dtype of a model field annotation (dice and literals are text)."""
+    annotation = _unwrap_optional(annotation)
+    origin = typing.get_origin(annotation)
+    if origin is list:
+        return pl.List(polars_type(typing.get_args(annotation)[0]))
+    if origin is dict:
+        return pl.String()
+    if origin is Literal or origin is typing.Annotated:
+        return pl.String()
+    simple: dict[Any, pl.DataType] = {
+        str: pl.String(), int: pl.Int64(), float: pl.Float64(), bool: pl.Boolean(), Dice: pl.String()
+    }
+    return simple.get(annotation, pl.String())
+
+
+def table_schema(model: type[Record]) -> dict[str, pl.DataType]:
+    """Published columns of a table and their Polars types, in a fixed order."""
+    schema = {
+        name: polars_type(field.annotation)
+        for name, field in model.model_fields.items()
+        if not field.exclude
+    }
+    schema.update({name: polars_type(kind) for name, kind in model.EXTRA_COLUMNS.items()})
+    provenance = [c for c in ("source_id", "line") if c not in model.KEY]
+    ordered = [c for c in schema if c not in provenance] + provenance
+    return {c: schema[c] for c in ordered}
+
+
+def not_null_columns(model: type[Record]) -> set[str]:
+    """Columns the model requires (no None allowed)."""
+    return {
+        name
+        for name, field in model.model_fields.items()
+        if not field.exclude and type(None) not in typing.get_args(field.annotation)
+        and field.annotation is not type(None)
+    }
+
+
+_DUCK = {pl.String: "VARCHAR", pl.Int64: "BIGINT", pl.Float64: "DOUBLE", pl.Boolean: "BOOLEAN"}
+
+
+def _duck_type(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.List):
+        return _duck_type(dtype.inner) + "[]"
+    return _DUCK[type(dtype)]
+
+
+def create_table_sql(model: type[Record]) -> str:
+    """CREATE TABLE with types, NOT NULLs, primary key and foreign keys."""
+    required = not_null_columns(model)
+    columns = [
+        f'"{name}" {_duck_type(dtype)}{" NOT NULL" if name in required else ""}'
+        for name, dtype in table_schema(model).items()
+    ]
+    if model.KEY and set(model.KEY) <= required:
+        columns.append(f"PRIMARY KEY ({', '.join(model.KEY)})")
+    for (child, column), (parent, parent_col) in FOREIGN_KEYS.items():
+        if child == model.TABLE:
+            columns.append(f"FOREIGN KEY ({column}) REFERENCES {parent}({parent_col})")
+    return f"CREATE TABLE {model.TABLE} (\n  " + ",\n  ".join(columns) + "\n)"

@@ -1,0 +1,63 @@
+"""Write the frames into a DuckDB file: DDL first, then Arrow bulk inserts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipeline.store.ddl import TABLE_MODELS, create_table_sql
+from pipeline.store.views import create_damage_views, create_views
+
+
+def load_duckdb(frames: dict[str, pl.DataFrame], db_path: Path) -> None:
+    """Create `db_path` (replacing it) with every table, its keys and the views.
+
+    Tables are filled from Arrow in one statement each (no row-by-row inserts),
+    parents before children so foreign keys hold while loading.
+    """
+    db_path.unlink(missing_ok=True)
+    con = duckdb.connect(str(db_path))
+    try:
+        for model in TABLE_MODELS:
+            con.execute(create_table_sql(model))
+            frame = frames.get(model.TABLE)
+            if frame is not None and not frame.is_empty():
+                arrow = frame.to_arrow()  # noqa: F841  (read by DuckDB's replacement scan)
+                con.execute(f"INSERT INTO {model.TABLE} SELECT * FROM arrow")
+        create_views(con)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+
+
+
+#: Above this many cells the damage matrix stays in Parquet and DuckDB gets a view.
+DAMAGE_TABLE_MAX_ROWS = 5_000_000
+
+
+def attach_damage_matrix(db_path: Path, matrix: pl.DataFrame) -> str:
+    """Add `damage_matrix` to the release's DuckDB: a table when small, else a Parquet view.
+
+    The view reads `damage_matrix/scenario=*/*.parquet` relative to the release
+    folder: open the file with `SET file_search_path` to the release (as `dataslate
+    sql` does) or from inside the folder. Returns "table" or "view".
+    """
+    con = duckdb.connect(str(db_path))
+    try:
+        if matrix.height <= DAMAGE_TABLE_MAX_ROWS:
+            arrow = matrix.to_arrow()  # noqa: F841  (read by DuckDB's replacement scan)
+            con.execute("CREATE TABLE damage_matrix AS SELECT * FROM arrow")
+            kind = "table"
+        else:
+            con.execute(
+                "CREATE VIEW damage_matrix AS SELECT * FROM read_parquet("
+                "'damage_matrix/*/*.parquet', hive_partitioning = true)"
+            )
+            kind = "view"
+        create_damage_views(con)
+        con.execute("CHECKPOINT")
+        return kind
+    finally:
+        con.close()

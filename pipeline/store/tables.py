@@ -1,0 +1,147 @@
+"""Records -> typed Polars frames, with key and reference integrity enforced.
+
+DuckDB enforces primary and foreign keys, and one duplicate or orphan would fail
+a whole bulk load. So rows that would break a key are moved to `quarantine`
+here, with the reason, before loading: a bad row never stops the run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+from pipeline.dataset import Dataset
+from pipeline.store.ddl import FOREIGN_KEYS, MODEL_BY_TABLE, TABLE_MODELS, table_schema
+from schemas.records import QuarantineRow, Record, Weapon, WeaponAbilityRow
+
+PROVENANCE = ("source_id", "line")
+
+
+def weapon_ability_rows(weapons: Iterable[Record]) -> list[WeaponAbilityRow]:
+    """One `weapon_abilities` row per typed ability of each weapon."""
+    rows: list[WeaponAbilityRow] = []
+    for weapon in weapons:
+        assert isinstance(weapon, Weapon)
+        for ability in weapon.typed_abilities:
+            rows.append(
+                WeaponAbilityRow(
+                    weapon_id=weapon.weapon_id, source_id=weapon.source_id, line=weapon.line, **ability.row()
+                )
+            )
+    return rows
+
+
+def _json_cell(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False) if isinstance(value, dict) else value
+
+
+def records_frame(model: type[Record], records: Iterable[Record]) -> pl.DataFrame:
+    """A table's records as a frame with exactly the published columns and types."""
+    schema = table_schema(model)
+    rows = [{k: _json_cell(v) for k, v in r.row().items()} for r in records]
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+
+def _quarantine_frame(rows: pl.DataFrame, table: str, reason: str) -> list[QuarantineRow]:
+    return [
+        QuarantineRow(
+            source_id=row.get("source_id") or "unknown",
+            line=row.get("line"),
+            stage="store",
+            reason=reason,
+            raw=json.dumps(row, sort_keys=True, ensure_ascii=False, default=str),
+            table=table,
+        )
+        for row in rows.to_dicts()
+    ]
+
+
+def drop_duplicate_keys(frame: pl.DataFrame, model: type[Record]) -> tuple[pl.DataFrame, list[QuarantineRow]]:
+    """Collapse rows equal but for provenance; quarantine other rows that repeat a key.
+
+    The first row (in input order) of a key wins, so the outcome is deterministic.
+    """
+    content = [c for c in frame.columns if c not in PROVENANCE]
+    frame = frame.unique(subset=content, keep="first", maintain_order=True)
+    if not model.KEY or frame.is_empty():
+        return frame, []
+    first = frame.with_row_index("_i").group_by(list(model.KEY)).agg(pl.col("_i").min())
+    keep = frame.with_row_index("_i").join(first, on=[*model.KEY, "_i"], how="semi")
+    dropped = frame.with_row_index("_i").join(first, on=[*model.KEY, "_i"], how="anti")
+    reason = f"duplicate key ({', '.join(model.KEY)}) with different content"
+    return keep.drop("_i"), _quarantine_frame(dropped.drop("_i"), model.TABLE, reason)
+
+
+def drop_orphans(
+    frame: pl.DataFrame, table: str, frames: dict[str, pl.DataFrame]
+) -> tuple[pl.DataFrame, list[QuarantineRow]]:
+    """Quarantine rows whose foreign key points at no parent row."""
+    quarantined: list[QuarantineRow] = []
+    for (child, column), (parent, parent_col) in FOREIGN_KEYS.items():
+        if child != table or frame.is_empty():
+            continue
+        parent_keys = frames[parent].select(pl.col(parent_col).alias(column)).unique()
+        orphans = frame.join(parent_keys, on=column, how="anti", nulls_equal=False)
+        if not orphans.is_empty():
+            quarantined += _quarantine_frame(orphans, table, f"{column} not found in {parent}")
+            frame = frame.join(parent_keys, on=column, how="semi")
+    return frame, quarantined
+
+
+def build_frames(dataset: Dataset) -> dict[str, pl.DataFrame]:
+    """Every published table as a frame, integrity enforced, sorted by key.
+
+    Rows moved out for integrity are appended to the `quarantine` frame.
+    """
+    if not dataset.table("weapon_abilities"):
+        dataset.extend(weapon_ability_rows(dataset.table("weapons")))
+    frames: dict[str, pl.DataFrame] = {}
+    extra_quarantine: list[QuarantineRow] = []
+    for model in TABLE_MODELS:
+        if model.TABLE == "quarantine":
+            continue
+        frame = records_frame(model, dataset.table(model.TABLE))
+        frame, dupes = drop_duplicate_keys(frame, model)
+        frame, orphans = drop_orphans(frame, model.TABLE, frames)
+        extra_quarantine += dupes + orphans
+        frames[model.TABLE] = sort_by_key(frame, model)
+    quarantine_model = MODEL_BY_TABLE["quarantine"]
+    quarantine = records_frame(quarantine_model, [*dataset.table("quarantine"), *extra_quarantine])
+    frames["quarantine"] = sort_by_key(quarantine, quarantine_model)
+    frames["sources"] = account_store_quarantine(frames["sources"], extra_quarantine)
+    return frames
+
+
+def account_store_quarantine(sources: pl.DataFrame, moved: list[QuarantineRow]) -> pl.DataFrame:
+    """Rows the store moved to quarantine were counted as curated by their parser: recount.
+
+    A source row is counted once however many of its records were moved.
+    """
+    moved_rows: dict[str, set[object]] = {}
+    for row in moved:
+        moved_rows.setdefault(row.source_id, set()).add(row.line if row.line is not None else id(row))
+    if not moved_rows or sources.is_empty():
+        return sources
+    extra = pl.DataFrame(
+        {"source_id": list(moved_rows), "_moved": [len(v) for v in moved_rows.values()]},
+        schema={"source_id": pl.String(), "_moved": pl.Int64()},
+    )
+    moved_count = pl.col("_moved").fill_null(0).clip(upper_bound=pl.col("rows_curated"))
+    return (
+        sources.join(extra, on="source_id", how="left")
+        .with_columns(
+            (pl.col("rows_quarantined") + moved_count).alias("rows_quarantined"),
+            (pl.col("rows_curated") - moved_count).alias("rows_curated"),
+        )
+        .drop("_moved")
+    )
+
+
+def sort_by_key(frame: pl.DataFrame, model: type[Record]) -> pl.DataFrame:
+    """Deterministic row order: by key, then by every other sortable column."""
+    sortable = [c for c, t in frame.schema.items() if not isinstance(t, pl.List)]
+    order = [*model.KEY, *[c for c in sortable if c not in model.KEY]]
+    return frame.sort(order, nulls_last=True, maintain_order=True) if order else frame
