@@ -100,9 +100,9 @@ def switch_latest(out_dir: Path, version: str) -> None:
 
 def resolve_release(path: Path) -> Path:
     """A release folder from a path: a release itself, or an output folder's `latest`."""
-    if (path / config.DUCKDB_FILENAME).is_file() and (path / "manifest.json").is_file():
-        return path.resolve()
     latest = path / config.LATEST_NAME
     if (latest / config.DUCKDB_FILENAME).is_file():
         return latest.resolve()
+    if (path / config.DUCKDB_FILENAME).is_file() and (path / "manifest.json").is_file():
+        return path.resolve()
     raise ReleaseNotFoundError("no release here (expected dataslate.duckdb and manifest.json)", path=path)

@@ -1,0 +1,52 @@
+"""Release folders: staging, atomic rename, latest switch, failure leaves nothing behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import PublishError
+from pipeline.publish.release import resolve_release, staging_release, switch_latest, version_id
+
+
+def _release(out: Path, version: str, text: str) -> None:
+    with staging_release(out, version) as staging:
+        (staging / "dataslate.duckdb").write_text(text)
+        (staging / "manifest.json").write_text("{}")
+
+
+def test_version_id_depends_on_inputs_only() -> None:
+    assert version_id(["b", "a"], "0.1") == version_id(["a", "b"], "0.1")
+    assert version_id(["a"], "0.1") != version_id(["a", "c"], "0.1")
+    assert version_id(["a"], "0.1").startswith("v") and len(version_id(["a"], "0.1")) == 13
+
+
+def test_latest_points_at_the_newest_release_and_links_follow(tmp_path: Path) -> None:
+    _release(tmp_path, "v1", "one")
+    _release(tmp_path, "v2", "two")
+    assert (tmp_path / "latest").resolve() == (tmp_path / "v2").resolve()
+    assert (tmp_path / "dataslate.duckdb").read_text() == "two"
+    assert resolve_release(tmp_path) == (tmp_path / "v2").resolve()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dataslate.duckdb", "latest", "manifest.json", "v1", "v2"]
+
+
+def test_a_failure_while_staging_changes_nothing(tmp_path: Path) -> None:
+    _release(tmp_path, "v1", "one")
+    with pytest.raises(RuntimeError), staging_release(tmp_path, "v2") as staging:
+        (staging / "dataslate.duckdb").write_text("half")
+        raise RuntimeError("crash mid-publish")
+    assert (tmp_path / "latest").resolve() == (tmp_path / "v1").resolve()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dataslate.duckdb", "latest", "manifest.json", "v1"]
+
+
+def test_rebuilding_a_version_replaces_it(tmp_path: Path) -> None:
+    _release(tmp_path, "v1", "one")
+    _release(tmp_path, "v1", "again")
+    assert (tmp_path / "v1" / "dataslate.duckdb").read_text() == "again"
+
+
+def test_a_real_latest_folder_is_never_replaced(tmp_path: Path) -> None:
+    (tmp_path / "latest").mkdir()
+    with pytest.raises(PublishError):
+        switch_latest(tmp_path, "v1")

@@ -1,0 +1,74 @@
+"""Integrity before loading: duplicates and orphans go to quarantine, not into a crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.dataset import Dataset
+from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.store import build_frames, load_duckdb
+from pipeline.store.ddl import create_table_sql
+from schemas import Datasheet, ModelProfile, Source, Weapon
+
+
+def _weapon(weapon_id: str, datasheet_id: str, line: int, damage: str = "1", abilities: str = "") -> Weapon:
+    typed = parse_ability_list(abilities)
+    return Weapon(
+        weapon_id=weapon_id, datasheet_id=datasheet_id, name="Choppa", kind="melee", attacks="3", skill=3,
+        strength=4, ap=-1, damage=damage, abilities=[a.normalised for a in typed], typed_abilities=typed,
+        source_id="t:1", line=line,
+    )
+
+
+@pytest.fixture()
+def dataset() -> Dataset:
+    ds = Dataset()
+    ds.add(Source(source_id="t:1", format="page_export", path="t", sha256="0" * 64,
+                  rows_in=6, rows_curated=6, rows_quarantined=0))
+    ds.add(Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1))
+    ds.add(ModelProfile(profile_id="p1", datasheet_id="d1", name="Boy", toughness=5, save=5, wounds=1))
+    ds.add(_weapon("w1", "d1", 2, abilities="sustained hits 1, anti-infantry 4+"))
+    ds.add(_weapon("w1", "d1", 3, abilities="sustained hits 1, anti-infantry 4+"))  # same content
+    ds.add(_weapon("w2", "d1", 4, damage="2"))
+    ds.add(_weapon("w2", "d1", 5, damage="D3"))  # same key, other content
+    ds.add(_weapon("w3", "missing", 6, abilities="lethal hits"))  # orphan
+    return ds
+
+
+def test_duplicates_collapse_or_quarantine_and_orphans_cascade(dataset: Dataset) -> None:
+    frames = build_frames(dataset)
+    assert frames["weapons"]["weapon_id"].to_list() == ["w1", "w2"]
+    assert frames["weapons"].filter(weapon_id="w2")["damage"].item() == "2"
+    reasons = sorted(zip(frames["quarantine"]["line"], frames["quarantine"]["reason"], strict=True))
+    assert reasons == [
+        (5, "duplicate key (weapon_id) with different content"),
+        (6, "datasheet_id not found in datasheets"),
+        (6, "weapon_id not found in weapons"),
+    ]
+    assert sorted(frames["weapon_abilities"]["ability"].to_list()) == ["anti", "sustained_hits"]
+    source = frames["sources"].row(0, named=True)
+    assert (source["rows_curated"], source["rows_quarantined"]) == (4, 2)
+
+
+def test_loaded_duckdb_enforces_keys(dataset: Dataset, tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    load_duckdb(build_frames(dataset), db)
+    con = duckdb.connect(str(db))
+    assert con.execute("select count(*) from weapons").fetchone() == (2,)
+    with pytest.raises(duckdb.ConstraintException):
+        con.execute("insert into weapons (weapon_id, datasheet_id, name, kind, attacks, strength, ap, damage,"
+                    " abilities) values ('w9', 'nope', 'x', 'melee', '1', 3, 0, '1', [])")
+    with pytest.raises(duckdb.ConstraintException):
+        con.execute("insert into datasheets (datasheet_id, source_id, faction, name) values ('d1','t:1','O','B')")
+    card = con.execute("select name, toughness, weapons from v_unit_cards").fetchone()
+    assert card == ("Boyz", 5, ["Choppa (melee)", "Choppa (melee)"])
+
+
+def test_ddl_declares_keys_and_references() -> None:
+    sql = create_table_sql(Weapon)
+    assert "PRIMARY KEY (weapon_id)" in sql
+    assert "FOREIGN KEY (datasheet_id) REFERENCES datasheets(datasheet_id)" in sql
+    assert '"skill" BIGINT,' in sql and '"abilities" VARCHAR[] NOT NULL' in sql
