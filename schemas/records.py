@@ -69,6 +69,8 @@ class Datasheet(Record):
     damaged_w: str | None = None
     damaged_description: str | None = None
     leader_text: str | None = None
+    source_book: str | None = Field(default=None, description="Publication the datasheet is from.")
+    source_date: str | None = Field(default=None, description="ISO date of that publication's errata.")
 
 
 class DefensiveProfile(Record):
@@ -107,6 +109,7 @@ class ModelProfile(DefensiveProfile):
 
     datasheet_id: str
     base_size: str | None = None
+    invuln_note: str | None = Field(default=None, description="Footnote on the invulnerable save.")
 
 
 class ReferenceProfile(DefensiveProfile):
@@ -169,6 +172,7 @@ class Ability(Record):
     parameter: str | None = None
     text: str | None = None
     model: str | None = Field(default=None, description="Model the ability is limited to, if any.")
+    text_html: str | None = Field(default=None, description="Sanitised minimal HTML of `text`.")
 
 
 class Keyword(Record):
@@ -247,6 +251,8 @@ class Rule(Record):
     variant_of: str | None = None
     kind: str = "rule"
     occurrences: int = Field(default=0, ge=0)
+    summary: list[str] = Field(default_factory=list, description="Bullet summary lines of the rule.")
+    examples: list[str] = Field(default_factory=list, description="`Example:` texts of the rule.")
 
 
 class RuleOccurrence(Record):
@@ -269,6 +275,26 @@ class QuarantineRow(Record):
     table: str | None = Field(default=None, description="Source table or section the row came from.")
 
 
+class DatasheetEnhancement(Record):
+    """An enhancement a datasheet can take."""
+
+    TABLE = "datasheet_enhancements"
+    KEY = ("datasheet_id", "enhancement_id")
+
+    datasheet_id: str
+    enhancement_id: str
+
+
+class DatasheetDetachmentAbility(Record):
+    """A detachment ability that applies to a datasheet."""
+
+    TABLE = "datasheet_detachment_abilities"
+    KEY = ("datasheet_id", "detachment_ability_id")
+
+    datasheet_id: str
+    detachment_ability_id: str
+
+
 class LeaderLink(Record):
     TABLE = "leaders"
     KEY = ("leader_id", "attached_id")
@@ -284,6 +310,7 @@ class WargearOption(Record):
     datasheet_id: str
     position: int = Field(ge=1)
     text: str
+    text_html: str | None = Field(default=None, description="Sanitised minimal HTML of `text`.")
 
 
 class CompositionLine(Record):
@@ -306,6 +333,7 @@ class Enhancement(Record):
     detachment: str | None = None
     legend: str | None = None
     text: str | None = None
+    text_html: str | None = Field(default=None, description="Sanitised minimal HTML of `text`.")
 
 
 class DetachmentAbility(Record):
@@ -318,6 +346,7 @@ class DetachmentAbility(Record):
     detachment: str | None = None
     legend: str | None = None
     text: str | None = None
+    text_html: str | None = Field(default=None, description="Sanitised minimal HTML of `text`.")
 
 
 class SourceConflict(Record):
@@ -370,5 +399,7 @@ SOURCE_RECORD_TYPES: tuple[type[Record], ...] = (
     CompositionLine,
     Enhancement,
     DetachmentAbility,
+    DatasheetEnhancement,
+    DatasheetDetachmentAbility,
     QuarantineRow,
 )

@@ -19,6 +19,8 @@ from schemas.records import (
     CompositionLine,
     DamageCell,
     Datasheet,
+    DatasheetDetachmentAbility,
+    DatasheetEnhancement,
     DatasheetStratagem,
     DetachmentAbility,
     Enhancement,
@@ -59,6 +61,8 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     CompositionLine,
     Enhancement,
     DetachmentAbility,
+    DatasheetEnhancement,
+    DatasheetDetachmentAbility,
     SourceConflict,
     QuarantineRow,
 )
@@ -80,6 +84,10 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("leaders", "attached_id"): ("datasheets", "datasheet_id"),
     ("wargear_options", "datasheet_id"): ("datasheets", "datasheet_id"),
     ("unit_composition", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_enhancements", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_enhancements", "enhancement_id"): ("enhancements", "enhancement_id"),
+    ("datasheet_detachment_abilities", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_detachment_abilities", "detachment_ability_id"): ("detachment_abilities", "detachment_ability_id"),
 }
 
 

@@ -64,13 +64,14 @@ def drop_duplicate_keys(frame: pl.DataFrame, model: type[Record]) -> tuple[pl.Da
 
     The first row (in input order) of a key wins, so the outcome is deterministic.
     """
-    content = [c for c in frame.columns if c not in PROVENANCE]
+    content = [c for c in frame.columns if c not in PROVENANCE or c in model.KEY]
     frame = frame.unique(subset=content, keep="first", maintain_order=True)
     if not model.KEY or frame.is_empty():
         return frame, []
     first = frame.with_row_index("_i").group_by(list(model.KEY)).agg(pl.col("_i").min())
-    keep = frame.with_row_index("_i").join(first, on=[*model.KEY, "_i"], how="semi")
-    dropped = frame.with_row_index("_i").join(first, on=[*model.KEY, "_i"], how="anti")
+    indexed = frame.with_row_index("_i")
+    keep = indexed.join(first, on=[*model.KEY, "_i"], how="semi", nulls_equal=True)
+    dropped = indexed.join(first, on=[*model.KEY, "_i"], how="anti", nulls_equal=True)
     reason = f"duplicate key ({', '.join(model.KEY)}) with different content"
     return keep.drop("_i"), _quarantine_frame(dropped.drop("_i"), model.TABLE, reason)
 

@@ -72,3 +72,18 @@ def test_ddl_declares_keys_and_references() -> None:
     assert "PRIMARY KEY (weapon_id)" in sql
     assert "FOREIGN KEY (datasheet_id) REFERENCES datasheets(datasheet_id)" in sql
     assert '"skill" BIGINT,' in sql and '"abilities" VARCHAR[] NOT NULL' in sql
+
+
+def test_null_key_columns_and_provenance_keys_are_kept(tmp_path: Path) -> None:
+    from schemas import Keyword, RuleOccurrence
+
+    ds = Dataset()
+    ds.add(Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1))
+    ds.add(Keyword(datasheet_id="d1", keyword="infantry", source_id="t:1", line=2))
+    ds.add(Keyword(datasheet_id="d1", keyword="orks", is_faction=True, source_id="t:1", line=3))
+    ds.add(RuleOccurrence(rule_id="r1", source_id="t:1", line=4))
+    ds.add(RuleOccurrence(rule_id="r1", source_id="t:1", line=9))
+    frames = build_frames(ds)
+    assert frames["keywords"]["keyword"].to_list() == ["INFANTRY", "ORKS"]
+    assert frames["rule_occurrences"].height == 0  # no rules table: orphans
+    assert sorted(frames["quarantine"]["line"].to_list()) == [4, 9]

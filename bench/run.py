@@ -1,0 +1,146 @@
+"""`make bench`: wall times (medians of several runs) and peak memory of the pipeline's stages.
+
+Each part runs in a fresh child process so its peak RSS is its own. Figures are
+printed, never asserted: machines here are noisy 2-core boxes.
+
+    python bench/run.py                # every part
+    python bench/run.py wahapedia bsdata   # some parts
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+RUNS = 3
+
+
+def _median_time(fn: Callable[[], Any], runs: int = RUNS) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def part_wahapedia() -> dict[str, Any]:
+    """Parse + integrity + DuckDB + Parquet/NDJSON of the whole Wahapedia export."""
+    from pipeline import config
+    from pipeline.publish.formats import write_faction_documents, write_feed, write_parquet_tables
+    from pipeline.sources.registry import read_inputs
+    from pipeline.store import build_frames, load_duckdb
+
+    def parse_and_publish() -> dict[str, float]:
+        marks: dict[str, float] = {}
+        start = time.perf_counter()
+        dataset = read_inputs([config.wahapedia_dir()])
+        marks["parse"] = time.perf_counter() - start
+        frames = build_frames(dataset)
+        marks["integrity"] = time.perf_counter() - start - sum(marks.values())
+        with tempfile.TemporaryDirectory() as tmp:
+            load_duckdb(frames, Path(tmp) / "b.duckdb")
+            marks["duckdb"] = time.perf_counter() - start - sum(marks.values())
+            write_parquet_tables(frames, Path(tmp))
+            write_feed(frames, None, Path(tmp))
+            write_faction_documents(frames, Path(tmp))
+            marks["parquet+feed"] = time.perf_counter() - start - sum(marks.values())
+        return marks
+
+    runs = [parse_and_publish() for _ in range(RUNS)]
+    stages = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
+    total = statistics.median(sum(r.values()) for r in runs)
+    return {"median_total_s": round(total, 3), "median_stage_s": stages, "target_s": 10}
+
+
+def part_bsdata() -> dict[str, Any]:
+    """Parse every BSData catalogue in the folder."""
+    from pipeline import config
+    from pipeline.sources.registry import read_inputs
+
+    seconds, dataset = _median_time(lambda: read_inputs([config.bsdata_dir()]))
+    return {"median_s": round(seconds, 3), "counts": dataset.counts(), "target_s": 20}
+
+
+def part_quality() -> dict[str, Any]:
+    """GX quality gates on the Wahapedia export's DuckDB (import of GX included once)."""
+    from pipeline import config
+    from pipeline.quality.stage import quality_gate
+    from pipeline.sources.registry import read_inputs
+    from pipeline.store import build_frames, load_duckdb
+
+    frames = build_frames(read_inputs([config.wahapedia_dir()]))
+    with tempfile.TemporaryDirectory() as tmp:
+        load_duckdb(frames, Path(tmp) / config.DUCKDB_FILENAME)
+        start = time.perf_counter()
+        import great_expectations  # noqa: F401
+
+        import_s = time.perf_counter() - start
+        seconds, _ = _median_time(lambda: quality_gate(Path(tmp)))
+    return {"gx_import_s": round(import_s, 3), "median_s": round(seconds, 3)}
+
+
+def part_damage() -> dict[str, Any]:
+    from bench.damage_bench import run_damage_bench
+    from pipeline import config
+
+    result: dict[str, Any] = run_damage_bench(config.wahapedia_dir())
+    return result
+
+
+def part_reconcile() -> dict[str, Any]:
+    from pipeline import config
+    from pipeline.reconcile.stage import reconcile_stage
+    from pipeline.sources.registry import read_inputs
+
+    inputs = [config.RAW_PAGES_DIR, config.wahapedia_dir(), config.bsdata_dir()]
+    dataset = read_inputs(inputs)
+    start = time.perf_counter()
+    report = reconcile_stage(dataset)
+    return {"seconds": round(time.perf_counter() - start, 3), "report": report}
+
+
+PARTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "wahapedia": part_wahapedia,
+    "bsdata": part_bsdata,
+    "reconcile": part_reconcile,
+    "quality": part_quality,
+    "damage": part_damage,
+}
+
+
+def run_child(name: str) -> dict[str, Any]:
+    """Run one part in a child process; add its peak RSS."""
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", name], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1:] or ["failed"]}
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--child"]:
+        result = PARTS[argv[1]]()
+        result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        print(json.dumps(result, default=str))
+        return
+    for name in argv or list(PARTS):
+        print(f"== {name}", flush=True)
+        print(json.dumps(run_child(name), indent=2, default=str), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
