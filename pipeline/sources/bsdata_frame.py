@@ -1,0 +1,73 @@
+"""Where a BattleScribe unit sits in the file being parsed, and how its bad fragments are quarantined.
+
+WHY: a unit's profiles may be defined in a library catalogue or the game system;
+its records still belong to the file that lists the unit (their `source_id`), and
+their line numbers must point into that file. Quarantine rows name the unit, since
+one shared profile can fail once for every unit that uses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from pipeline.sources.bsdata_index import Catalogue, Element, Scope
+from pipeline.sources.bsdata_text import clean_name
+from pipeline.sources.bsdata_walk import ProfileHit
+from schemas.records import QuarantineRow
+
+STAGE = "parse"
+
+
+@dataclass(frozen=True)
+class UnitFrame:
+    """Where a unit sits in the catalogue being parsed."""
+
+    datasheet_id: str
+    unit_name: str
+    catalogue: Catalogue
+    scope: Scope
+    line: int
+
+    @property
+    def source_id(self) -> str:
+        return self.catalogue.source_id
+
+    def child_id(self, profile: Element) -> str:
+        """Stable id of a record built from a profile: the datasheet id + the profile's id."""
+        return f"{self.datasheet_id}:{profile.get('id') or clean_name(profile.get('name'))}"
+
+    def line_of(self, element: Element, catalogue: Catalogue) -> int:
+        """The element's line if it is in the parsed file, else the unit's line there."""
+        if catalogue is self.catalogue and element.sourceline:
+            return int(element.sourceline)
+        return self.line
+
+
+def short_error(exc: ValueError) -> str:
+    """First error of a ValidationError as `field: message`; the text of any other ValueError."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "value"
+        return f"{where}: {first.get('msg', '')}"
+    return str(exc)
+
+
+def raw_xml(element: Element, limit: int = 2000) -> str:
+    text: str = etree.tostring(element, encoding="unicode", with_tail=False)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def quarantine(frame: UnitFrame, hit: ProfileHit, what: str, exc: ValueError) -> QuarantineRow:
+    """A profile that fails validation; named with its unit, as a shared profile fails once per unit."""
+    name = clean_name(hit.profile.get("name")) or "?"
+    return QuarantineRow(
+        source_id=frame.source_id,
+        line=frame.line_of(hit.profile, hit.catalogue),
+        stage=STAGE,
+        reason=f"invalid {what} '{name}' of unit '{frame.unit_name}': {short_error(exc)}",
+        raw=raw_xml(hit.profile),
+        table=hit.profile.get("typeName"),
+    )

@@ -1,0 +1,314 @@
+"""BattleScribe (BSData) `.cat` / `.gst` catalogues -> contract records.
+
+WHY: BSData is the freshest source of 10th-edition datasheets, but a unit is a
+graph spread over several files. `parse(path)` loads the folder once
+(`bsdata_index`), walks every unit-level entry of each file (`bsdata_walk`) and
+builds its records (`bsdata_units`, `bsdata_points`).
+
+What a file yields, and how it is accounted (`rows_in == rows_curated + rows_quarantined`):
+- unit-level rows: each root `selectionEntry` of type `unit`/`model`, each root
+  `entryLink` resolving to one, and each root `entryLink` that resolves to nothing.
+  Curated -> one `Datasheet` (+ its statlines, weapons, abilities, keywords, points);
+  quarantined -> hidden (`hidden="true"`: skipped on purpose but visible), duplicate
+  (a second root entry for the same entry id: collapsed into the first), unresolved
+  link, no `Unit` profile anywhere in the unit, or a datasheet failing validation.
+  Root upgrades (`Battle Size`) and root group links are not units and not rows.
+  Root entries imported from another catalogue (`importRootEntries`) are rows of the
+  catalogue that defines them, so a shared library is not repeated in every army.
+- rule rows: each `rule` element defined in the file -> `RuleBlock` (hidden or
+  duplicate ids quarantined).
+- fragment rows, always quarantined: a `catalogueLink` (or game system) not usable
+  from the folder, a link inside a unit whose target is in no catalogue in scope
+  (reported once per link element and file), a profile failing validation.
+- a file that is not well-formed XML is one quarantined row; nothing else from it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.errors import InputFormatError
+from pipeline.ids import file_sha256
+from pipeline.sources.bsdata_frame import STAGE, UnitFrame, raw_xml, short_error
+from pipeline.sources.bsdata_index import (
+    SUFFIXES,
+    BsdataFolder,
+    Catalogue,
+    Element,
+    Scope,
+    children,
+    is_hidden,
+    load_catalogue,
+    load_folder,
+    local_name,
+)
+from pipeline.sources.bsdata_points import model_range, points_tiers
+from pipeline.sources.bsdata_text import clean_name, rule_text
+from pipeline.sources.bsdata_units import UnitBuilder
+from pipeline.sources.bsdata_walk import LinkProblem, UnitContent, UnitWalker
+from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source
+
+CURATED_TYPES = (Datasheet, RuleBlock)
+
+
+@dataclass
+class FileStats:
+    """What one file gave: record counts per table and what was skipped, for the run report."""
+
+    source_id: str
+    records: Counter[str] = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
+    missing_catalogues: list[str] = field(default_factory=list)
+    hidden_fragments: int = 0
+    purchases_skipped: int = 0
+    points_modifiers_skipped: int = 0
+    non_unit_root_entries: int = 0
+
+
+def _reason_kind(reason: str) -> str:
+    return reason.split(":", 1)[0]
+
+
+class _FileRun:
+    """Parsing of one catalogue file: yields its records and keeps its accounting."""
+
+    def __init__(self, folder: BsdataFolder, catalogue: Catalogue) -> None:
+        self.catalogue = load_catalogue(catalogue)
+        self.root: Element = catalogue.root  # None only for unreadable files, which `run` handles first
+        self.folder = folder
+        self.stats = FileStats(catalogue.source_id)
+        self.curated = 0
+        self.quarantined = 0
+        self._reported_links: set[tuple[str, int]] = set()
+
+    def _track(self, records: Iterable[Record]) -> Iterator[Record]:
+        for record in records:
+            self.stats.records[record.TABLE] += 1
+            if isinstance(record, QuarantineRow):
+                self.quarantined += 1
+                self.stats.reasons[_reason_kind(record.reason)] += 1
+            elif isinstance(record, CURATED_TYPES):
+                self.curated += 1
+            yield record
+
+    def _quarantine(self, line: int | None, reason: str, raw: str, table: str | None) -> QuarantineRow:
+        return QuarantineRow(
+            source_id=self.catalogue.source_id, line=line, stage=STAGE, reason=reason, raw=raw, table=table
+        )
+
+    def run(self) -> Iterator[Record]:
+        if self.root is None:
+            error = self.catalogue.error or "unreadable"
+            raw = self._file_head()
+            yield from self._track([self._quarantine(self.catalogue.error_line, error, raw, "file")])
+        else:
+            scope = self.folder.scope(self.catalogue)
+            self.stats.missing_catalogues = scope.missing_names()
+            yield from self._track(self._missing_catalogue_rows(scope))
+            yield from self._track(self._unit_rows(scope))
+            yield from self._track(self._rule_rows())
+        yield self._source()
+
+    def _file_head(self, limit: int = 1000) -> str:
+        """The start of an unreadable file, as the quarantined fragment."""
+        try:
+            with open(self.catalogue.path, encoding="utf-8", errors="replace") as handle:
+                return handle.read(limit)
+        except OSError:
+            return ""
+
+    def _source(self) -> Source:
+        path = self.catalogue.path
+        return Source(
+            source_id=self.catalogue.source_id,
+            format="bsdata",
+            path=str(path),
+            sha256=file_sha256(str(path)),
+            rows_in=self.curated + self.quarantined,
+            rows_curated=self.curated,
+            rows_quarantined=self.quarantined,
+        )
+
+    # -- catalogue links ----------------------------------------------------------
+    def _missing_catalogue_rows(self, scope: Scope) -> Iterator[QuarantineRow]:
+        for missing in scope.missing:
+            if missing.linked_from != self.catalogue.path.name:
+                continue  # reported by the file that declares the link
+            if missing.kind == "gameSystem":
+                raw = f'gameSystemId="{missing.target_id}"'
+                reason = f"unresolved link: game system {missing.target_id} {missing.why}"
+            else:
+                raw = f'<catalogueLink name="{missing.name}" targetId="{missing.target_id}"/>'
+                reason = (
+                    f"unresolved link: catalogueLink to '{missing.name}' ({missing.target_id}) {missing.why}"
+                )
+            yield self._quarantine(missing.line or self.root.sourceline, reason, raw, missing.kind)
+
+    def _link_reason(self, link: Element, scope: Scope) -> str:
+        tag, name, target = local_name(link), link.get("name") or "?", link.get("targetId") or "?"
+        missing = scope.missing_names()
+        where = f"not in '{self.catalogue.name}', its game system or linked catalogues"
+        unavailable = f" (linked but not available: {', '.join(missing)})" if missing else ""
+        return f"unresolved link: {tag} '{name}' -> {target} {where}{unavailable}"
+
+    def _problem_rows(self, problems: list[LinkProblem], scope: Scope, line: int) -> Iterator[QuarantineRow]:
+        for problem in problems:
+            key = (str(problem.catalogue.path), int(problem.link.sourceline or 0))
+            if key in self._reported_links:
+                continue
+            self._reported_links.add(key)
+            in_file = problem.catalogue is self.catalogue and problem.link.sourceline
+            where = "" if in_file else f"{problem.catalogue.path.name}:{problem.link.sourceline}: "
+            row_line = int(problem.link.sourceline) if in_file else line
+            yield self._quarantine(
+                row_line, self._link_reason(problem.link, scope), where + raw_xml(problem.link), "link"
+            )
+
+    # -- units --------------------------------------------------------------------
+    def _root_entries(self) -> list[Element]:
+        root = self.root
+        links = [
+            link
+            for link in children(root, "entryLinks", "entryLink")
+            if link.get("type") != "selectionEntryGroup"
+        ]
+        return children(root, "selectionEntries", "selectionEntry") + links
+
+    def _unit_rows(self, scope: Scope) -> Iterator[Record]:
+        walker = UnitWalker(scope)
+        first_line: dict[str, int] = {}
+        for element in self._root_entries():
+            line = int(element.sourceline or 1)
+            link = element if local_name(element) == "entryLink" else None
+            resolved = (
+                scope.resolve(element.get("targetId")) if link is not None else (element, self.catalogue)
+            )
+            if resolved is None:
+                yield self._quarantine(line, self._link_reason(element, scope), raw_xml(element), "entryLink")
+                continue
+            entry, entry_catalogue = resolved
+            if local_name(entry) != "selectionEntry" or entry.get("type") not in {"unit", "model"}:
+                self.stats.non_unit_root_entries += 1
+                continue
+            name = clean_name(entry.get("name")) or "?"
+            key = entry.get("id") or f"line {line}"
+            if is_hidden(entry) or is_hidden(link):
+                yield self._quarantine(
+                    line, f"hidden entry: '{name}' has hidden=\"true\"", raw_xml(element), "unit"
+                )
+            elif key in first_line:
+                reason = f"duplicate entry: '{name}' ({key}) already read at line {first_line[key]}"
+                yield self._quarantine(line, reason, raw_xml(element), "unit")
+            else:
+                first_line[key] = line
+                content = walker.walk(entry, entry_catalogue, link)
+                yield from self._problem_rows(content.problems, scope, line)
+                yield from self._unit_records(content, link, scope, line, walker)
+
+    def _unit_records(
+        self, content: UnitContent, link: Element | None, scope: Scope, line: int, walker: UnitWalker
+    ) -> Iterator[Record]:
+        entry = content.entry
+        self.stats.hidden_fragments += content.hidden_skipped
+        self.stats.purchases_skipped += content.purchases_skipped
+        name = clean_name(entry.get("name")) or "?"
+        if not content.has_unit_profile():
+            yield self._quarantine(
+                line, f"no Unit profile: '{name}' has no statline", raw_xml(entry, 500), "unit"
+            )
+            return
+        datasheet_id = f"bs:{self.catalogue.stable_id}:{entry.get('id') or line}"
+        frame = UnitFrame(datasheet_id, name, self.catalogue, scope, line)
+        try:
+            records = self._build(content, frame, link, scope, walker)
+        except ValueError as exc:
+            yield self._quarantine(
+                line, f"invalid unit '{name}': {short_error(exc)}", raw_xml(entry, 500), "unit"
+            )
+            return
+        yield from records
+
+    def _build(
+        self, content: UnitContent, frame: UnitFrame, link: Element | None, scope: Scope, walker: UnitWalker
+    ) -> list[Record]:
+        """All records of one unit, built before any is yielded (a failure drops the unit whole)."""
+        builder = UnitBuilder(content, frame)
+        models = model_range(content.entry, link, scope, walker.is_barren)
+        points = points_tiers(content.entry, link, models, content.model_entry_ids)
+        self.stats.points_modifiers_skipped += points.skipped
+        return [
+            builder.datasheet(),
+            *builder.model_records(models),
+            *builder.weapon_records(),
+            *builder.ability_records(),
+            *builder.keyword_records(),
+            *builder.points_records(points),
+        ]
+
+    # -- rules --------------------------------------------------------------------
+    def _rule_rows(self) -> Iterator[Record]:
+        first_line: dict[str, int] = {}
+        for rule in self.root.iter("{*}rule"):
+            line = int(rule.sourceline or 1)
+            name = clean_name(rule.get("name"))
+            key = rule.get("id") or f"line {line}"
+            if is_hidden(rule):
+                yield self._quarantine(
+                    line, f"hidden entry: rule '{name}' has hidden=\"true\"", raw_xml(rule), "rule"
+                )
+            elif key in first_line:
+                reason = f"duplicate entry: rule '{name}' ({key}) already read at line {first_line[key]}"
+                yield self._quarantine(line, reason, raw_xml(rule), "rule")
+            else:
+                first_line[key] = line
+                yield from self._rule_block(rule, name, line)
+
+    def _rule_block(self, rule: Element, name: str, line: int) -> Iterator[Record]:
+        try:
+            yield RuleBlock(
+                title=name, body=rule_text(rule), kind="rule", source_id=self.catalogue.source_id, line=line
+            )
+        except ValueError as exc:
+            yield self._quarantine(line, f"invalid rule '{name}': {short_error(exc)}", raw_xml(rule), "rule")
+
+
+class BsdataParser:
+    """Parses catalogues; keeps loaded folders so per-file calls load a folder only once.
+
+    `stats` holds a `FileStats` per parsed file (units, weapons, unresolved links, ...).
+    """
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, BsdataFolder] = {}
+        self.stats: dict[str, FileStats] = {}
+
+    def folder(self, folder: Path) -> BsdataFolder:
+        key = folder.resolve()
+        if key not in self._folders:
+            self._folders[key] = load_folder(key)
+        return self._folders[key]
+
+    def _catalogues(self, path: Path) -> list[tuple[BsdataFolder, Catalogue]]:
+        if path.is_dir():
+            folder = self.folder(path)
+            return [(folder, c) for c in folder.catalogues]
+        if not path.is_file() or path.suffix.lower() not in SUFFIXES:
+            raise InputFormatError("expected a .cat/.gst file or a folder of them", path=path)
+        folder = self.folder(path.parent)
+        catalogue = folder.catalogue(path)
+        return [(folder, catalogue)] if catalogue is not None else []
+
+    def parse(self, path: Path) -> Iterator[Record]:
+        """Records of a `.cat`/`.gst` file or of every such file in a folder (Source last per file)."""
+        for folder, catalogue in self._catalogues(Path(path)):
+            run = _FileRun(folder, catalogue)
+            self.stats[catalogue.source_id] = run.stats
+            yield from run.run()
+
+
+def parse(path: Path) -> Iterator[Record]:
+    """Records of a `.cat`/`.gst` file (its folder is loaded for links) or of a folder of them."""
+    return BsdataParser().parse(path)
