@@ -24,7 +24,11 @@ from schemas.weapon_abilities import (
 
 _DICE = r"(?:\d*d[36](?:\s*\+\s*\d+)?|\d+)"
 _FLAG_BY_TEXT = {text.replace("-", " "): kind for kind, text in FLAG_TEXT.items()}
-_WITH_DICE = {"sustained hits": SustainedHits, "rapid fire": RapidFire, "melta": Melta}
+_WITH_DICE: dict[str, type[SustainedHits] | type[RapidFire] | type[Melta]] = {
+    "sustained hits": SustainedHits,
+    "rapid fire": RapidFire,
+    "melta": Melta,
+}
 _WITH_DICE_RE = re.compile(rf"^(sustained hits|rapid fire|melta)\s*({_DICE})$")
 _ANTI_RE = re.compile(r"^anti\s*-\s*([a-z][a-z' ]*?)\s*([2-6])\s*\+$")
 
@@ -47,7 +51,7 @@ def parse_weapon_ability(raw: str) -> WeaponAbility:
     text = _clean(raw)
     flag = _FLAG_BY_TEXT.get(text.replace("-", " "))
     if flag is not None:
-        return Flag(ability=flag, raw=raw.strip())  # type: ignore[arg-type]
+        return Flag(ability=flag, raw=raw.strip())
     with_dice = _WITH_DICE_RE.match(text)
     if with_dice is not None:
         cls = _WITH_DICE[with_dice.group(1)]

@@ -67,7 +67,8 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     QuarantineRow,
 )
 
-MODEL_BY_TABLE: dict[str, type[Record]] = {m.TABLE: m for m in (*TABLE_MODELS, DamageCell)}
+_ALL_MODELS: list[type[Record]] = [*TABLE_MODELS, DamageCell]
+MODEL_BY_TABLE: dict[str, type[Record]] = {m.TABLE: m for m in _ALL_MODELS}
 
 #: (child table, column) -> (parent table, column). Enforced by DuckDB.
 FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
@@ -137,13 +138,14 @@ def not_null_columns(model: type[Record]) -> set[str]:
     }
 
 
-_DUCK = {pl.String: "VARCHAR", pl.Int64: "BIGINT", pl.Float64: "DOUBLE", pl.Boolean: "BOOLEAN"}
+_DUCK: dict[Any, str] = {pl.String: "VARCHAR", pl.Int64: "BIGINT", pl.Float64: "DOUBLE", pl.Boolean: "BOOLEAN"}
 
 
-def _duck_type(dtype: pl.DataType) -> str:
+def _duck_type(dtype: Any) -> str:
+    """DuckDB type of a Polars dtype (instance or class)."""
     if isinstance(dtype, pl.List):
         return _duck_type(dtype.inner) + "[]"
-    return _DUCK[type(dtype)]
+    return _DUCK[dtype if isinstance(dtype, type) else type(dtype)]
 
 
 def create_table_sql(model: type[Record]) -> str:
