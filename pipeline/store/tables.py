@@ -95,10 +95,13 @@ def drop_orphans(
 def build_frames(dataset: Dataset) -> dict[str, pl.DataFrame]:
     """Every published table as a frame, integrity enforced, sorted by key.
 
+    `weapon_abilities` rows are derived from each weapon's typed abilities (rows a
+    parser already emitted collapse with them, being equal but for provenance).
+
     Rows moved out for integrity are appended to the `quarantine` frame.
     """
-    if not dataset.table("weapon_abilities"):
-        dataset.extend(weapon_ability_rows(dataset.table("weapons")))
+    derived = weapon_ability_rows(dataset.table("weapons"))
+    dataset.replace("weapon_abilities", [*dataset.table("weapon_abilities"), *derived])
     frames: dict[str, pl.DataFrame] = {}
     extra_quarantine: list[QuarantineRow] = []
     for model in TABLE_MODELS:

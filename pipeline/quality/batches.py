@@ -1,0 +1,96 @@
+"""The data a suite checks: its table (plus derived columns) from DuckDB, as a DataFrame.
+
+GX validates pandas DataFrames here (its SQL datasource over duckdb-engine returns
+empty results). A run may lack tables (a seeds-only run has no stratagems): an
+absent table is replaced, inside the query only, by an empty stand-in with the
+published columns, so every suite and every derived column still runs, and a
+check that needs rows (e.g. "each source format gave datasheets") fails as it should.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import duckdb
+import polars as pl
+from polars.datatypes import DataTypeClass
+
+from pipeline.quality.suites import SuiteSpec
+from pipeline.store.ddl import MODEL_BY_TABLE, table_schema
+
+TableStatus = Literal["ok", "empty", "absent"]
+
+_DUCK_TYPES = {"String": "VARCHAR", "Int64": "BIGINT", "Float64": "DOUBLE", "Boolean": "BOOLEAN"}
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One table's rows as GX will see them."""
+
+    table: str
+    status: TableStatus
+    rows: int
+    frame: Any  # pandas.DataFrame (pandas ships no type stubs here)
+    key: tuple[str, ...] = ()
+
+
+def existing_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Tables and views of the connection's own database (not of attached ones)."""
+    rows = con.execute(
+        "SELECT table_name FROM information_schema.tables"
+        " WHERE table_catalog = current_database() AND table_schema = 'main'"
+    ).fetchall()
+    return {str(name) for (name,) in rows}
+
+
+def _duck_type(dtype: pl.DataType | DataTypeClass) -> str:
+    if isinstance(dtype, pl.List):
+        return _duck_type(dtype.inner) + "[]"
+    return _DUCK_TYPES.get(str(dtype), "VARCHAR")
+
+
+def stand_in_sql(table: str) -> str:
+    """An empty relation with the table's published columns and types."""
+    schema = table_schema(MODEL_BY_TABLE[table])
+    columns = ", ".join(f'NULL::{_duck_type(dtype)} AS "{name}"' for name, dtype in schema.items())
+    return f'"{table}" AS (SELECT {columns} WHERE false)'
+
+
+def _stand_ins(present: set[str]) -> str:
+    """`WITH` clause shadowing every absent known table (empty when none is absent)."""
+    absent = sorted(set(MODEL_BY_TABLE) - present)
+    return ("WITH " + ", ".join(stand_in_sql(t) for t in absent) + " ") if absent else ""
+
+
+def _order_columns(con: duckdb.DuckDBPyConnection, relation: str, key: tuple[str, ...]) -> list[str]:
+    """Key first, then every scalar column: a total, repeatable row order for samples."""
+    probe = con.sql(f"{relation} LIMIT 0")
+    scalar = [
+        name
+        for name, kind in zip(probe.columns, probe.types, strict=True)
+        if not str(kind).endswith("[]") and not str(kind).startswith(("STRUCT", "MAP", "UNION"))
+    ]
+    return [*[c for c in key if c in scalar], *[c for c in scalar if c not in key]]
+
+
+def batch_query(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> str:
+    """`select t.*, <derived> from <table> t order by ...` with stand-ins for absent tables."""
+    derived = "".join(f', ({expr}) AS "{name}"' for name, expr in suite.derived_columns.items())
+    model = MODEL_BY_TABLE.get(suite.table)
+    relation = f'{_stand_ins(present)}SELECT t.*{derived} FROM "{suite.table}" AS t'
+    order = _order_columns(con, relation, model.KEY if model else ())
+    return relation + (" ORDER BY " + ", ".join(f'"{c}"' for c in order) if order else "")
+
+
+def fetch_batch(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Batch:
+    """The suite's table with its derived columns, ordered by key (deterministic samples)."""
+    if suite.table in present:
+        count = int(con.execute(f'SELECT count(*) FROM "{suite.table}"').fetchall()[0][0])
+        status: TableStatus = "ok" if count else "empty"
+    else:
+        count, status = 0, "absent"
+    frame = con.sql(batch_query(con, suite, present)).df()
+    model = MODEL_BY_TABLE.get(suite.table)
+    key = tuple(c for c in model.KEY if c in frame.columns) if model else ()
+    return Batch(table=suite.table, status=status, rows=count, frame=frame, key=key)

@@ -1,0 +1,126 @@
+"""Running the suites with Great Expectations 1.x (imported here, lazily, and only here).
+
+Why the care: importing GX takes about five seconds and switches on
+`logging.captureWarnings(True)` for the whole process, and GX draws tqdm progress
+bars by default. So GX is imported inside `GxRunner()` only, warnings capture is
+switched back off, progress bars and analytics are disabled in the context config.
+The context is ephemeral (in memory): nothing is written but the Data Docs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import warnings
+from pathlib import Path
+from typing import Any
+
+from pipeline.quality.report import ExpectationOutcome, distinct_sample, plain_value
+from pipeline.quality.suites import SuiteSpec
+
+#: Fixed run identity: Data Docs embed the run time, and a release must be byte-identical.
+RUN_NAME = "dataslate"
+RUN_TIME = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+
+#: SUMMARY keeps counts and a partial list of offending values (COMPLETE lists every row).
+RESULT_FORMAT = {"result_format": "SUMMARY", "partial_unexpected_count": 50}
+
+
+def import_gx() -> Any:
+    """Import GX and undo its process-wide side effect on `warnings` logging."""
+    import great_expectations as gx
+
+    logging.captureWarnings(False)
+    return gx
+
+
+def _context_config(docs_dir: Path | None) -> Any:
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
+
+    sites = {}
+    if docs_dir is not None:
+        sites["dataslate"] = {
+            "class_name": "SiteBuilder",
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(docs_dir)},
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+        }
+    return DataContextConfig(
+        store_backend_defaults=InMemoryStoreBackendDefaults(),
+        analytics_enabled=False,
+        progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
+        data_docs_sites=sites,
+    )
+
+
+class GxRunner:
+    """An ephemeral GX context with one pandas datasource; one asset per table."""
+
+    def __init__(self, docs_dir: Path | None = None) -> None:
+        self.gx = import_gx()
+        self.docs_dir = docs_dir
+        self.context = self.gx.get_context(project_config=_context_config(docs_dir), mode="ephemeral")
+        self.datasource = self.context.data_sources.add_pandas("dataslate")
+
+    def validate(self, suite: SuiteSpec, frame: Any, key: tuple[str, ...] = ()) -> list[ExpectationOutcome]:
+        """Run one suite on one table's pandas DataFrame; outcomes in the suite's order.
+
+        `key` columns identify the offending rows in each outcome's `unexpected_rows`.
+        """
+        from great_expectations.core.expectation_suite import ExpectationSuite
+        from great_expectations.core.run_identifier import RunIdentifier
+
+        batch = self.datasource.add_dataframe_asset(suite.table).add_batch_definition_whole_dataframe("all")
+        gx_suite = self.context.suites.add(ExpectationSuite(**suite.gx_dict()))
+        definition = self.context.validation_definitions.add(
+            self.gx.ValidationDefinition(name=suite.table, data=batch, suite=gx_suite)
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            result = definition.run(
+                batch_parameters={"dataframe": frame},
+                result_format={**RESULT_FORMAT, "unexpected_index_column_names": list(key)},
+                run_id=RunIdentifier(run_name=RUN_NAME, run_time=RUN_TIME),
+            )
+        by_label = {r.expectation_config.meta["label"]: r for r in result.results}
+        return [outcome(by_label[e.label]) for e in suite.expectations]
+
+    def build_docs(self) -> Path | None:
+        """Render the suites and results as static HTML into `docs_dir` (offline)."""
+        if self.docs_dir is None:
+            return None
+        self.context.build_data_docs()
+        return self.docs_dir
+
+
+def outcome(result: Any) -> ExpectationOutcome:
+    """A GX ExpectationValidationResult -> our plain, JSON-ready outcome."""
+    meta = result.expectation_config.meta
+    error = exception_message(result.exception_info or {})
+    details = result.result or {}
+    unexpected = plain_value(details.get("partial_unexpected_list") or [])
+    rows = plain_value(details.get("partial_unexpected_index_list") or [])
+    count = details.get("unexpected_count")
+    return ExpectationOutcome(
+        expectation=meta["label"],
+        severity=meta["severity"],
+        success=bool(result.success) and error is None,
+        element_count=plain_value(details.get("element_count")),
+        unexpected_count=int(count) if count is not None else None,
+        unexpected_sample=distinct_sample(unexpected),
+        unexpected_rows=distinct_sample(rows),
+        observed_value=plain_value(details.get("observed_value")),
+        error=error,
+        notes=meta.get("notes", ""),
+    )
+
+
+def exception_message(info: dict[str, Any]) -> str | None:
+    """GX puts either one `{raised_exception, exception_message}` or one per failed metric."""
+    if "raised_exception" in info:
+        return str(info.get("exception_message")) if info["raised_exception"] else None
+    messages = [str(v.get("exception_message")) for v in info.values() if isinstance(v, dict)]
+    return "; ".join(sorted(set(messages))) or None

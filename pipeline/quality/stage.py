@@ -1,0 +1,82 @@
+"""The quality stage: run every suite on the store, report, and gate publishing.
+
+`run_quality` checks a DuckDB connection and returns the report; `quality_gate`
+is the pipeline's step on a staged release: it writes `quality/` into the release
+and raises `QualityGateError` (one clear message) when a critical gate fails, so
+the staging folder is dropped and the previous release stays as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline import config
+from pipeline.errors import QualityGateError
+from pipeline.quality.batches import existing_tables, fetch_batch
+from pipeline.quality.docs import prune_unreferenced_static, stabilise_docs
+from pipeline.quality.gx_runner import RUN_TIME, GxRunner
+from pipeline.quality.report import DOCS_DIRNAME, QUALITY_DIRNAME, QualityReport, TableReport
+from pipeline.quality.suites import SuiteFormatError, SuiteSpec, load_suites
+from pipeline.store.ddl import MODEL_BY_TABLE
+
+#: How Data Docs time stamps are rewritten (the fixed run time, in GX's format).
+DOCS_STAMP = RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ")
+
+
+def _check_table(
+    runner: GxRunner, con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]
+) -> TableReport:
+    if suite.table not in present and suite.table not in MODEL_BY_TABLE:
+        return TableReport(suite.table, "absent", 0, ())
+    try:
+        batch = fetch_batch(con, suite, present)
+    except duckdb.Error as exc:
+        path = config.EXPECTATIONS_DIR / f"{suite.table}.json"
+        raise SuiteFormatError(f"derived columns do not run: {exc}", path=path) from exc
+    outcomes = runner.validate(suite, batch.frame, batch.key)
+    return TableReport(suite.table, batch.status, batch.rows, tuple(outcomes))
+
+
+def run_quality(
+    con: duckdb.DuckDBPyConnection,
+    out_dir: Path,
+    *,
+    build_docs: bool = True,
+    suites_dir: Path = config.EXPECTATIONS_DIR,
+) -> QualityReport:
+    """Validate every table of the store against its suite.
+
+    With `build_docs`, GX Data Docs (HTML, built offline) go to `out_dir/quality/docs`;
+    `report.write(out_dir)` adds `quality/summary.json`. Absent or empty tables are
+    checked as empty (see `batches`) and reported with their status.
+    """
+    docs_dir = out_dir / QUALITY_DIRNAME / DOCS_DIRNAME if build_docs else None
+    if docs_dir is not None:
+        shutil.rmtree(docs_dir, ignore_errors=True)
+    runner = GxRunner(docs_dir)
+    present = existing_tables(con)
+    tables = [_check_table(runner, con, suite, present) for suite in load_suites(suites_dir)]
+    if runner.build_docs() is not None and docs_dir is not None:
+        stabilise_docs(docs_dir, DOCS_STAMP)
+        prune_unreferenced_static(docs_dir)
+    return QualityReport(tables=tables, docs_dir=docs_dir)
+
+
+def quality_gate(release: Path, *, build_docs: bool = True) -> dict[str, Any]:
+    """Check a staged release's DuckDB; write `quality/`; raise if a critical gate failed.
+
+    Returns the compact summary that goes into `manifest.json`.
+    """
+    con = duckdb.connect(str(release / config.DUCKDB_FILENAME), read_only=True)
+    try:
+        report = run_quality(con, release, build_docs=build_docs)
+    finally:
+        con.close()
+    report.write(release)
+    if not report.passed:
+        raise QualityGateError(report.message())
+    return report.manifest_summary()

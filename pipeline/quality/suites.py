@@ -1,0 +1,151 @@
+"""The quality suites: one JSON file per published table in `expectations/`.
+
+Each file is a Great Expectations 1.x ExpectationSuite document (`name`,
+`expectations` of `{type, kwargs, meta}`, `meta`), readable and diffable, with
+two conventions of ours:
+
+- every expectation's `meta.severity` is `critical` (the release is not published)
+  or `warning` (published, and reported); `meta.notes` says why the rule exists;
+- the suite's `meta.derived_columns` maps a column name to a DuckDB SQL expression
+  computed next to the table's own columns (the table is aliased `t`). This is how
+  checks across tables are written: e.g. `orphan_datasheet_id` is the weapon's
+  `datasheet_id` when no datasheet has it, and the expectation is that the column is
+  null. GX then reports the offending values, and the whole check stays in the suite.
+
+Loading needs no GX import (GX takes seconds to import): the runner turns these
+specs into GX objects only inside the quality stage.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from pipeline import config
+from pipeline.errors import PipelineError
+
+Severity = Literal["critical", "warning"]
+SEVERITIES: tuple[Severity, ...] = ("critical", "warning")
+
+
+class SuiteFormatError(PipelineError):
+    """A suite file that is not a valid suite: a programming error, reported with its file."""
+
+
+@dataclass(frozen=True)
+class ExpectationSpec:
+    """One expectation of a suite, with its severity and a label unique in the suite."""
+
+    type: str
+    kwargs: dict[str, Any]
+    severity: Severity
+    notes: str
+
+    @property
+    def label(self) -> str:
+        """Readable, stable name: `expect_column_values_to_be_null(range_inches where kind == melee)`."""
+        target = self.kwargs.get("column") or ", ".join(self.kwargs.get("column_list", []))
+        if "column_set" in self.kwargs:
+            target = "contract columns"
+        if "min_value" in self.kwargs or "max_value" in self.kwargs:
+            target = f"{target} {describe_bounds(self.kwargs)}".strip()
+        condition = self.kwargs.get("row_condition")
+        if condition:
+            target = f"{target} where {describe_condition(condition)}"
+        return f"{self.type}({target})"
+
+    def gx_dict(self) -> dict[str, Any]:
+        """The expectation as GX reads it; the label travels in `meta` to map results back."""
+        meta = {"severity": self.severity, "notes": self.notes, "label": self.label}
+        return {"type": self.type, "kwargs": self.kwargs, "meta": meta}
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """The expectations of one table and the derived columns they read."""
+
+    table: str
+    description: str
+    derived_columns: dict[str, str]
+    expectations: tuple[ExpectationSpec, ...]
+
+    def gx_dict(self) -> dict[str, Any]:
+        """Keyword arguments of a GX `ExpectationSuite`."""
+        return {
+            "name": self.table,
+            "expectations": [e.gx_dict() for e in self.expectations],
+            "meta": {"table": self.table, "description": self.description},
+        }
+
+
+def describe_bounds(kwargs: dict[str, Any]) -> str:
+    """`{"min_value": 0, "strict_min": true}` -> `> 0`; `{-6, 0}` -> `in [-6, 0]`."""
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    if low is not None and high is not None:
+        return f"in [{low}, {high}]"
+    if low is not None:
+        return f"{'>' if kwargs.get('strict_min') else '>='} {low}"
+    return f"{'<' if kwargs.get('strict_max') else '<='} {high}"
+
+
+def describe_condition(condition: dict[str, Any]) -> str:
+    """`{"type": "comparison", "column": {"name": "kind"}, ...}` -> `kind == melee`."""
+    kind = condition.get("type")
+    if kind in ("and", "or"):
+        return f" {kind} ".join(describe_condition(c) for c in condition.get("conditions", []))
+    column = condition.get("column", {}).get("name", "?")
+    if kind == "nullity":
+        return f"{column} is {'null' if condition.get('is_null') else 'not null'}"
+    parameter = condition.get("parameter")
+    if isinstance(parameter, list):
+        parameter = "(" + ", ".join(str(p) for p in parameter) + ")"
+    return f"{column} {condition.get('operator', '?')} {parameter}"
+
+
+def _expectation(raw: dict[str, Any], path: Path) -> ExpectationSpec:
+    meta = raw.get("meta") or {}
+    kind = raw.get("type", "")
+    if not isinstance(kind, str) or not kind.startswith("expect_"):
+        raise SuiteFormatError(f"expectation without a valid type: {raw!r}", path=path)
+    if meta.get("severity") not in SEVERITIES:
+        raise SuiteFormatError(f"{kind}: meta.severity must be one of {SEVERITIES}", path=path)
+    return ExpectationSpec(
+        type=kind,
+        kwargs=dict(raw.get("kwargs") or {}),
+        severity=cast(Severity, meta["severity"]),
+        notes=str(meta.get("notes", "")),
+    )
+
+
+def load_suite(path: Path) -> SuiteSpec:
+    """Read and check one suite file (the file is named after its table)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SuiteFormatError(f"cannot read suite: {exc}", path=path) from exc
+    meta = raw.get("meta") or {}
+    if raw.get("name") != path.stem or meta.get("table") != path.stem:
+        raise SuiteFormatError("suite name and meta.table must equal the file name", path=path)
+    expectations = tuple(_expectation(e, path) for e in raw.get("expectations", []))
+    labels = [e.label for e in expectations]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise SuiteFormatError(f"expectations with the same label: {duplicates}", path=path)
+    return SuiteSpec(
+        table=path.stem,
+        description=str(meta.get("description", "")),
+        derived_columns={str(k): str(v) for k, v in (meta.get("derived_columns") or {}).items()},
+        expectations=expectations,
+    )
+
+
+def load_suites(directory: Path = config.EXPECTATIONS_DIR) -> list[SuiteSpec]:
+    """Every suite in the folder, in file-name order (so reports are ordered the same)."""
+    return [load_suite(path) for path in sorted(directory.glob("*.json"))]
+
+
+def list_expectations(directory: Path = config.EXPECTATIONS_DIR) -> list[tuple[str, str, Severity]]:
+    """(table, expectation label, severity) for every expectation: the closing note's list."""
+    return [(s.table, e.label, e.severity) for s in load_suites(directory) for e in s.expectations]
