@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__, config
+from pipeline.damage.reference import load_reference_profiles
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.publish.release import staging_release, version_id
@@ -42,11 +43,12 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
         reports: dict[str, Any] = {"dedupe": dedupe_stage(dataset)}
     with stage("reconcile sources"):
         reports["reconcile"] = reconcile_stage(dataset)
+    dataset.extend(load_reference_profiles())
     with stage("integrity"):
         frames = build_frames(dataset)
     with stage("damage matrix"):
         damage = damage_stage(frames)
-        reports["damage"] = damage.report
+        reports["damage"] = damage.report.as_dict()
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     with staging_release(out_dir, version) as release:
         with stage("store (DuckDB)"):

@@ -28,16 +28,6 @@ def write_parquet_tables(frames: dict[str, pl.DataFrame], release: Path) -> None
         frame.write_parquet(release / f"{table}.parquet", compression="zstd", statistics=False)
 
 
-def write_damage_parquet(matrix: pl.DataFrame, release: Path) -> None:
-    """Hive-partitioned `damage_matrix/scenario=<name>/part-0.parquet`."""
-    root = release / "damage_matrix"
-    for scenario in sorted(matrix["scenario"].unique().to_list()):
-        part = root / f"scenario={scenario}"
-        part.mkdir(parents=True, exist_ok=True)
-        rows = matrix.filter(pl.col("scenario") == scenario).drop("scenario")
-        rows.write_parquet(part / "part-0.parquet", compression="zstd", statistics=False)
-
-
 def write_feed(frames: dict[str, pl.DataFrame], damage_vs_reference: pl.DataFrame | None, release: Path) -> None:
     """`feed/<table>.ndjson` for every table, plus `damage_vs_reference`."""
     feed = release / "feed"

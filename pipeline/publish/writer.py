@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import polars as pl
 
 from pipeline import __version__, config
+from pipeline.damage.matrix import MATRIX_COLUMNS, DamageComputation, partition_path
 from pipeline.publish.formats import (
-    write_damage_parquet,
     write_faction_documents,
     write_feed,
     write_json_schemas,
@@ -19,27 +19,43 @@ from pipeline.publish.manifest import build_manifest, write_manifest
 from pipeline.store.load import attach_damage_matrix
 
 
-class DamageOutput(Protocol):
-    matrix: pl.DataFrame
-    report: dict[str, Any]
+def write_damage(computation: DamageComputation, release: Path) -> tuple[int, pl.DataFrame]:
+    """Expand and write the matrix one scenario at a time (hive Parquet); keep the feed's slice.
 
-
-def damage_vs_reference(matrix: pl.DataFrame) -> pl.DataFrame:
-    """The feed's slice of the matrix: every weapon against the reference profiles."""
-    return matrix.filter(pl.col("profile_id").str.starts_with("ref:"))
+    Returns the number of cells and `damage_vs_reference` (every weapon against the
+    reference profiles, all scenarios).
+    """
+    cells, reference_rows = 0, []
+    for scenario in computation.scenarios:
+        matrix = computation.matrix(scenario.name).with_columns(
+            pl.col("weapon_id", "profile_id", "scenario").cast(pl.String)
+        )
+        cells += matrix.height
+        path = partition_path(release, scenario.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        matrix.drop("scenario").write_parquet(path, compression="zstd", statistics=True)
+        reference_rows.append(matrix.filter(pl.col("profile_id").str.starts_with("ref:")))
+        del matrix
+    frame = pl.concat(reference_rows) if reference_rows else pl.DataFrame(schema=dict.fromkeys(MATRIX_COLUMNS))
+    return cells, frame
 
 
 def write_release(
-    release: Path, version: str, frames: dict[str, pl.DataFrame], damage: DamageOutput, reports: dict[str, Any]
+    release: Path,
+    version: str,
+    frames: dict[str, pl.DataFrame],
+    damage: DamageComputation,
+    reports: dict[str, Any],
 ) -> dict[str, int]:
-    """Parquet, DuckDB damage matrix, NDJSON feed, faction documents, JSON Schemas, manifest."""
+    """Parquet, damage matrix (Parquet + DuckDB), NDJSON feed, faction documents, JSON Schemas, manifest."""
     write_parquet_tables(frames, release)
-    write_damage_parquet(damage.matrix, release)
-    reports["damage_matrix_in_duckdb"] = attach_damage_matrix(release / config.DUCKDB_FILENAME, damage.matrix)
-    write_feed(frames, damage_vs_reference(damage.matrix), release)
+    cells, vs_reference = write_damage(damage, release)
+    reports["damage_matrix_in_duckdb"] = attach_damage_matrix(release / config.DUCKDB_FILENAME, cells)
+    write_feed(frames, vs_reference, release)
     write_faction_documents(frames, release)
     counts = {name: frame.height for name, frame in frames.items()}
-    counts["damage_matrix"] = damage.matrix.height
+    counts["damage_matrix"] = cells
+    counts["damage_vs_reference"] = vs_reference.height
     schema_texts = write_json_schemas(release, list(counts))
     manifest = build_manifest(
         version=version,

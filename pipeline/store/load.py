@@ -37,18 +37,19 @@ def load_duckdb(frames: dict[str, pl.DataFrame], db_path: Path) -> None:
 DAMAGE_TABLE_MAX_ROWS = 5_000_000
 
 
-def attach_damage_matrix(db_path: Path, matrix: pl.DataFrame) -> str:
-    """Add `damage_matrix` to the release's DuckDB: a table when small, else a Parquet view.
+def attach_damage_matrix(db_path: Path, cells: int) -> str:
+    """Add `damage_matrix` (already written as hive Parquet beside the DuckDB file).
 
-    The view reads `damage_matrix/scenario=*/*.parquet` relative to the release
-    folder: open the file with `SET file_search_path` to the release (as `dataslate
-    sql` does) or from inside the folder. Returns "table" or "view".
+    Small matrices are copied in as a table; larger ones become a view over
+    `damage_matrix/scenario=*/*.parquet`, resolved relative to the release folder:
+    open the file with `SET file_search_path` set to the release (as `dataslate sql`
+    does) or from inside the folder. Returns "table" or "view".
     """
+    source = f"read_parquet('{db_path.parent.as_posix()}/damage_matrix/*/*.parquet', hive_partitioning = true)"
     con = duckdb.connect(str(db_path))
     try:
-        if matrix.height <= DAMAGE_TABLE_MAX_ROWS:
-            arrow = matrix.to_arrow()  # noqa: F841  (read by DuckDB's replacement scan)
-            con.execute("CREATE TABLE damage_matrix AS SELECT * FROM arrow")
+        if cells <= DAMAGE_TABLE_MAX_ROWS:
+            con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {source} ORDER BY scenario, weapon_id, profile_id")
             kind = "table"
         else:
             con.execute(
