@@ -1,0 +1,110 @@
+"""Parser of the Wahapedia 10th-edition data export (a folder of 18 `|` tables).
+
+`parse(folder)` yields the same records as the other sources: datasheets, model
+profiles, weapons, abilities, keywords, points, composition, options, leader
+links, stratagems, enhancements, detachment abilities and their links to
+datasheets, rule blocks for the shared abilities, quarantine rows, and one
+`Source` per file whose counts prove that every data row was either curated or
+quarantined with a reason.
+
+Tables are read in dependency order: lookups (factions, publications, shared
+abilities, stratagems...) first, then datasheets, then the tables that hang off
+a datasheet. A row pointing at something that was not curated is quarantined
+("unknown datasheet"), never published dangling.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pipeline import config
+from pipeline.sources import wahapedia_details as details
+from pipeline.sources import wahapedia_rules as rules
+from pipeline.sources import wahapedia_units as units
+from pipeline.sources.wahapedia_tables import Table, missing_file_record, read_table, source_record
+from schemas.records import Record
+
+FILES: tuple[str, ...] = config.WAHAPEDIA_FILES
+
+
+def read_tables(folder: Path) -> tuple[dict[str, Table], list[Record]]:
+    """Every known table, plus quarantine records for malformed lines and missing files."""
+    tables: dict[str, Table] = {}
+    problems: list[Record] = []
+    for name in FILES:
+        table, rejected = read_table(folder, name)
+        tables[name] = table
+        problems.extend(rejected if table.present else [missing_file_record(name)])
+    return tables, problems
+
+
+def _export_wide(t: dict[str, Table], lookups: rules.Lookups) -> Iterator[Record]:
+    yield from rules.read_factions(t["Factions.csv"], lookups)
+    yield from rules.read_publications(t["Source.csv"], lookups)
+    yield from rules.read_shared_abilities(t["Abilities.csv"], lookups)
+    yield from rules.read_stratagems(t["Stratagems.csv"], lookups)
+    yield from rules.read_enhancements(t["Enhancements.csv"], lookups)
+    yield from rules.read_detachment_abilities(t["Detachment_abilities.csv"], lookups)
+
+
+def _per_datasheet(t: dict[str, Table], lookups: rules.Lookups) -> Iterator[Record]:
+    names: dict[str, str] = {}
+    with_models = units.datasheets_with_models(t["Datasheets_models.csv"])
+    yield from units.read_datasheets(t["Datasheets.csv"], lookups, with_models, names)
+    known, facts = set(names), details.UnitFacts()
+    yield from details.read_abilities(t["Datasheets_abilities.csv"], lookups, known, facts)
+    yield from details.read_keywords(t["Datasheets_keywords.csv"], known, facts)
+    yield from details.read_points(t["Datasheets_models_cost.csv"], known, facts)
+    yield from units.read_models(t["Datasheets_models.csv"], names, facts)
+    yield from units.read_weapons(t["Datasheets_wargear.csv"], names)
+    yield from details.read_composition(t["Datasheets_unit_composition.csv"], known)
+    yield from details.read_options(t["Datasheets_options.csv"], known)
+    yield from details.read_leaders(t["Datasheets_leader.csv"], known)
+    yield from rules.read_datasheet_stratagems(t["Datasheets_stratagems.csv"], lookups, known)
+    yield from rules.read_datasheet_enhancements(t["Datasheets_enhancements.csv"], lookups, known)
+    yield from rules.read_datasheet_detachment_abilities(
+        t["Datasheets_detachment_abilities.csv"], lookups, known
+    )
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while ~120k acyclic records are built.
+
+    Each full collection walks every live container, and a bulk load triggers
+    many of them: pausing roughly halves the parse time (measured on the July 2025
+    export). Reference counting still frees everything; the previous state is
+    restored when the parse ends, fails or is abandoned.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def parse(folder: Path) -> Iterator[Record]:
+    """All records of one export folder; never raises on bad rows.
+
+    Every file's `Source` comes last, once its rows are all accounted for; its
+    `source_date` is the newest errata date in Source.csv (the export's freshness).
+    """
+    with _cyclic_gc_paused():
+        yield from _parse(Path(folder))
+
+
+def _parse(folder: Path) -> Iterator[Record]:
+    tables, problems = read_tables(folder)
+    yield from problems
+    lookups = rules.Lookups()
+    yield from _export_wide(tables, lookups)
+    yield from _per_datasheet(tables, lookups)
+    newest = lookups.newest_date()
+    for table in tables.values():
+        if table.present:
+            yield source_record(table, newest)

@@ -1,0 +1,197 @@
+"""Per-datasheet detail tables: abilities, keywords, points, composition, options, leaders.
+
+Besides their own records, abilities, keywords and points feed the model
+profiles (FNP and damage reduction, keywords per model, unit size), so while
+reading them this module also collects those facts per datasheet (`UnitFacts`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Container, Iterator
+from dataclasses import dataclass, field
+
+from pipeline.normalise.derived import AbilityText
+from pipeline.normalise.html import has_structure, html_to_text, sanitise_html
+from pipeline.sources.wahapedia_rows import (
+    ability_kind,
+    clean,
+    model_scope,
+    optional,
+    parse_int,
+    points_cost,
+    points_models,
+    scope_matches,
+    ws_id,
+)
+from pipeline.sources.wahapedia_rules import Lookups
+from pipeline.sources.wahapedia_tables import Once, Row, Table, curate_rows
+from schemas.records import Ability, CompositionLine, Keyword, LeaderLink, Points, Record, WargearOption
+
+_FLAGS = {"true": True, "false": False}
+
+
+@dataclass(frozen=True)
+class ScopedKeyword:
+    keyword: str
+    scope: str | None
+
+
+@dataclass
+class UnitFacts:
+    """What model profiles need from the detail tables, by raw datasheet id."""
+
+    abilities: dict[str, list[AbilityText]] = field(default_factory=lambda: defaultdict(list))
+    keywords: dict[str, list[ScopedKeyword]] = field(default_factory=lambda: defaultdict(list))
+    unit_sizes: dict[str, int] = field(default_factory=dict)
+
+    def keywords_for(self, datasheet: str, model_name: str) -> list[str]:
+        """Keywords of one model: the datasheet's own plus those limited to this model."""
+        found = [
+            k.keyword
+            for k in self.keywords.get(datasheet, [])
+            if k.scope is None or scope_matches(k.scope, model_name)
+        ]
+        return list(dict.fromkeys(found))
+
+    def add_unit_size(self, datasheet: str, models: int) -> None:
+        """Unit size = models in the smallest points option (the Blast target size)."""
+        current = self.unit_sizes.get(datasheet)
+        self.unit_sizes[datasheet] = models if current is None else min(current, models)
+
+
+def known_datasheet(row: Row, datasheets: Container[str], column: str = "datasheet_id") -> str:
+    code = row.get(column).strip()
+    if code not in datasheets:
+        raise ValueError("unknown datasheet")
+    return code
+
+
+def _ability_parts(row: Row, lookups: Lookups) -> tuple[str, str]:
+    """Name and HTML of a datasheet ability, from the row or its shared ability."""
+    shared_id = row.get("ability_id").strip()
+    if not shared_id:
+        return clean(row.get("name")), row.get("description")
+    shared = lookups.shared_abilities.get(shared_id)
+    if shared is None:
+        raise ValueError("unknown shared ability")
+    return clean(row.get("name")) or shared.name, row.get("description") or shared.html
+
+
+def read_abilities(
+    table: Table, lookups: Lookups, datasheets: set[str], facts: UnitFacts
+) -> Iterator[Record]:
+    once = Once()
+
+    def build(row: Row) -> list[Record]:
+        code = known_datasheet(row, datasheets)
+        name, html = _ability_parts(row, lookups)
+        kind, parameter = ability_kind(row.get("type")), optional(row.get("parameter"))
+        text, model = html_to_text(html) or None, optional(row.get("model"))
+        record = Ability(
+            datasheet_id=ws_id(code), name=name, kind=kind, parameter=parameter, text=text, model=model,
+            text_html=sanitise_html(html) if has_structure(html) else None,
+            source_id=table.ledger.source_id, line=row.line,
+        )  # fmt: skip
+        once.take(code, name, kind, model)
+        facts.abilities[code].append(AbilityText(name, kind, parameter, text))
+        return [record]
+
+    return curate_rows(table, "abilities", build)
+
+
+def _flag(text: str) -> bool:
+    flag = _FLAGS.get(text.strip().casefold())
+    if flag is None:
+        raise ValueError("is_faction_keyword not true/false")
+    return flag
+
+
+def read_keywords(table: Table, datasheets: set[str], facts: UnitFacts) -> Iterator[Record]:
+    once = Once()
+
+    def build(row: Row) -> list[Record]:
+        code = known_datasheet(row, datasheets)
+        keyword, scope = clean(row.get("keyword")).upper(), model_scope(row.get("model"))
+        if not keyword:
+            raise ValueError("empty keyword")
+        record = Keyword(
+            datasheet_id=ws_id(code), keyword=keyword, is_faction=_flag(row.get("is_faction_keyword")),
+            model=scope, source_id=table.ledger.source_id, line=row.line,
+        )  # fmt: skip
+        once.take(code, keyword, scope)
+        facts.keywords[code].append(ScopedKeyword(keyword, None if record.is_faction else scope))
+        return [record]
+
+    return curate_rows(table, "keywords", build)
+
+
+def read_points(table: Table, datasheets: set[str], facts: UnitFacts) -> Iterator[Record]:
+    once = Once()
+
+    def build(row: Row) -> list[Record]:
+        code, cost = known_datasheet(row, datasheets), points_cost(row.get("cost"))
+        models, description = points_models(row.get("description")), html_to_text(row.get("description"))
+        record = Points(
+            datasheet_id=ws_id(code), models=models, cost=cost,
+            description=description, source_id=table.ledger.source_id, line=row.line,
+        )  # fmt: skip
+        once.take(code, str(models), description)
+        facts.add_unit_size(code, models)
+        return [record]
+
+    return curate_rows(table, "points", build)
+
+
+def read_composition(table: Table, datasheets: set[str]) -> Iterator[Record]:
+    once = Once()
+
+    def build(row: Row) -> list[Record]:
+        code, position = known_datasheet(row, datasheets), parse_int(row.get("line"), "line")
+        text = html_to_text(row.get("description"))
+        if not text:
+            raise ValueError("empty text")
+        record = CompositionLine(
+            datasheet_id=ws_id(code), position=position, text=text,
+            source_id=table.ledger.source_id, line=row.line,
+        )  # fmt: skip
+        once.take(code, str(position))
+        return [record]
+
+    return curate_rows(table, "unit_composition", build)
+
+
+def read_options(table: Table, datasheets: set[str]) -> Iterator[Record]:
+    once = Once()
+
+    def build(row: Row) -> list[Record]:
+        code, position = known_datasheet(row, datasheets), parse_int(row.get("line"), "line")
+        html = row.get("description")
+        text = html_to_text(html)
+        if not text:
+            raise ValueError("empty text")
+        record = WargearOption(
+            datasheet_id=ws_id(code), position=position, text=text,
+            text_html=sanitise_html(html) if has_structure(html) else None,
+            source_id=table.ledger.source_id, line=row.line,
+        )  # fmt: skip
+        once.take(code, str(position))
+        return [record]
+
+    return curate_rows(table, "wargear_options", build)
+
+
+def read_leaders(table: Table, datasheets: set[str]) -> Iterator[Record]:
+    once = Once()
+
+    def build(row: Row) -> list[Record]:
+        leader = known_datasheet(row, datasheets, "leader_id")
+        attached = known_datasheet(row, datasheets, "attached_id")
+        record = LeaderLink(
+            leader_id=ws_id(leader), attached_id=ws_id(attached),
+            source_id=table.ledger.source_id, line=row.line,
+        )  # fmt: skip
+        once.take(leader, attached)
+        return [record]
+
+    return curate_rows(table, "leaders", build)

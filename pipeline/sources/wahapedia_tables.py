@@ -1,0 +1,222 @@
+"""Reading the Wahapedia export's tables, and accounting for every row.
+
+The export is 18 pipe-delimited files: UTF-8 with a byte-order mark, a header
+row, a trailing `|` on every line, and no quoting at all (a `"` is an inch mark,
+never a quote), so the csv module's quoting rules would corrupt it. A line whose
+field count does not match its header is never guessed at: it is quarantined.
+
+Each file gets a `Ledger` that counts curated and quarantined rows, so the
+parser can prove `rows_in == rows_curated + rows_quarantined` per file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from pipeline.ids import file_sha256
+from schemas.records import QuarantineRow, Record, Source
+
+FORMAT = "wahapedia_csv"
+STAGE = "parse"
+DELIMITER = "|"
+MAX_RAW = 2000
+
+#: Columns each table must have (others are ignored); a missing one rejects the file.
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "Abilities.csv": ("id", "name", "faction_id", "description"),
+    "Datasheets.csv": ("id", "name", "faction_id", "source_id", "role"),
+    "Datasheets_abilities.csv": ("datasheet_id", "line", "ability_id", "name", "description", "type"),
+    "Datasheets_detachment_abilities.csv": ("datasheet_id", "detachment_ability_id"),
+    "Datasheets_enhancements.csv": ("datasheet_id", "enhancement_id"),
+    "Datasheets_keywords.csv": ("datasheet_id", "keyword", "model", "is_faction_keyword"),
+    "Datasheets_leader.csv": ("leader_id", "attached_id"),
+    "Datasheets_models.csv": ("datasheet_id", "line", "name", "M", "T", "Sv", "inv_sv", "W", "Ld", "OC"),
+    "Datasheets_models_cost.csv": ("datasheet_id", "line", "description", "cost"),
+    "Datasheets_options.csv": ("datasheet_id", "line", "description"),
+    "Datasheets_stratagems.csv": ("datasheet_id", "stratagem_id"),
+    "Datasheets_unit_composition.csv": ("datasheet_id", "line", "description"),
+    "Datasheets_wargear.csv": ("datasheet_id", "line", "name", "range", "type", "A", "BS_WS", "S", "AP", "D"),
+    "Detachment_abilities.csv": ("id", "faction_id", "name", "description"),
+    "Enhancements.csv": ("id", "faction_id", "name", "cost", "description"),
+    "Factions.csv": ("id", "name"),
+    "Source.csv": ("id", "name"),
+    "Stratagems.csv": ("id", "faction_id", "name", "cp_cost", "description"),
+}
+
+
+def source_id_of(file_name: str) -> str:
+    return f"{FORMAT}:{file_name}"
+
+
+class Row:
+    """One data line: its 1-based line number, the raw text and its fields.
+
+    A plain slotted class (not a dataclass) because the export has 120k rows and
+    this is built once per row; fields are looked up through the table's header index.
+    """
+
+    __slots__ = ("fields", "index", "line", "raw")
+
+    def __init__(self, line: int, raw: str, fields: list[str], index: dict[str, int]) -> None:
+        self.line = line
+        self.raw = raw
+        self.fields = fields
+        self.index = index
+
+    def get(self, column: str) -> str:
+        """The cell of a column ('' for a column the file does not have)."""
+        position = self.index.get(column)
+        return "" if position is None else self.fields[position]
+
+
+@dataclass
+class Ledger:
+    """Per-file accounting: every data row ends up counted exactly once."""
+
+    file_name: str
+    rows_in: int = 0
+    curated: int = 0
+    quarantined: list[QuarantineRow] = field(default_factory=list)
+
+    @property
+    def source_id(self) -> str:
+        return source_id_of(self.file_name)
+
+    def curate(self) -> None:
+        self.curated += 1
+
+    def quarantine(self, line: int | None, reason: str, raw: str) -> QuarantineRow:
+        """Count a row as quarantined and return its record (yield it)."""
+        row = QuarantineRow(
+            source_id=self.source_id, line=line, stage=STAGE, reason=reason, raw=raw[:MAX_RAW],
+            table=self.file_name,
+        )  # fmt: skip
+        self.quarantined.append(row)
+        return row
+
+    def reject(self, row: Row, reason: str) -> QuarantineRow:
+        return self.quarantine(row.line, reason, row.raw)
+
+
+@dataclass
+class Table:
+    """A file's rows that have the right shape, plus its ledger."""
+
+    path: Path
+    ledger: Ledger
+    rows: list[Row] = field(default_factory=list)
+    present: bool = True
+
+
+def _split(line: str, width: int) -> list[str] | None:
+    """Fields of a line with `width` columns, or None if the count is wrong.
+
+    Every line ends with `|`; a line without it is accepted when the count fits.
+    """
+    parts = line.split(DELIMITER)
+    if len(parts) == width + 1 and parts[-1].strip() == "":
+        return parts[:-1]
+    if len(parts) == width:
+        return parts
+    return None
+
+
+def _header(text: str) -> list[str]:
+    parts = text.split(DELIMITER)
+    if parts and parts[-1].strip() == "":
+        parts = parts[:-1]
+    return [p.strip() for p in parts]
+
+
+def _lines(path: Path) -> list[tuple[int, str]]:
+    """Non-blank lines with 1-based numbers; BOM removed, undecodable bytes replaced."""
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    return [(n, line.rstrip("\r")) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+def read_table(folder: Path, file_name: str) -> tuple[Table, list[QuarantineRow]]:
+    """Read one file; rows of the wrong shape come back as quarantine records."""
+    path = folder / file_name
+    table = Table(path=path, ledger=Ledger(file_name))
+    if not path.is_file():
+        table.present = False
+        return table, []
+    lines = _lines(path)
+    header = _header(lines[0][1]) if lines else []
+    index = {column: position for position, column in enumerate(header)}
+    missing = [c for c in REQUIRED_COLUMNS.get(file_name, ()) if c not in index]
+    rejected: list[QuarantineRow] = []
+    table.ledger.rows_in = max(len(lines) - 1, 0)
+    for number, line in lines[1:]:
+        fields = None if missing else _split(line, len(header))
+        if fields is None:
+            reason = f"csv: missing column {missing[0]}" if missing else "csv: wrong field count"
+            rejected.append(table.ledger.quarantine(number, reason, line))
+        else:
+            table.rows.append(Row(number, line, fields, index))
+    return table, rejected
+
+
+def missing_file_record(file_name: str) -> QuarantineRow:
+    """A table the export should have but does not: reported, never fatal."""
+    return QuarantineRow(
+        source_id=source_id_of(file_name), line=None, stage=STAGE, reason="csv: file missing", raw="",
+        table=file_name,
+    )  # fmt: skip
+
+
+def source_record(table: Table, source_date: str | None) -> Source:
+    """The `sources` row of one file, with its accounting."""
+    ledger = table.ledger
+    return Source(
+        source_id=ledger.source_id,
+        format=FORMAT,
+        path=str(table.path),
+        sha256=file_sha256(str(table.path)),
+        rows_in=ledger.rows_in,
+        rows_curated=ledger.curated,
+        rows_quarantined=len(ledger.quarantined),
+        source_date=source_date,
+    )
+
+
+#: Builds the records of one row; raises ValueError (short message) when it cannot.
+RowBuilder = Callable[[Row], Iterable[Record]]
+
+
+def validation_reason(what: str, error: ValidationError) -> str:
+    """`weapons: range_inches: Input should be ...`: field and message, short and groupable."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "row"
+    return f"{what}: {where}: {first['msg']}"
+
+
+def curate_rows(table: Table, what: str, build: RowBuilder) -> Iterator[Record]:
+    """Run `build` on every row: its records are curated, its failure is quarantined."""
+    for row in table.rows:
+        try:
+            records = list(build(row))
+        except ValidationError as error:
+            yield table.ledger.reject(row, validation_reason(what, error))
+            continue
+        except ValueError as error:
+            yield table.ledger.reject(row, f"{what}: {error}")
+            continue
+        table.ledger.curate()
+        yield from records
+
+
+class Once:
+    """Remembers keys already taken, so a repeated row is rejected, never merged silently."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[str | None, ...]] = set()
+
+    def take(self, *key: str | None) -> None:
+        if key in self._seen:
+            raise ValueError("duplicate key")
+        self._seen.add(key)
