@@ -85,7 +85,7 @@ class DefensiveProfile(Record):
     invuln_condition: InvulnCondition | None = None
     wounds: int | None = Field(default=None, ge=1, le=100)
     leadership: int | None = Field(default=None, ge=2, le=12, description="6 means 6+.")
-    oc: int | None = Field(default=None, ge=0, le=20)
+    oc: int | None = Field(default=None, ge=0, le=50, description="A Warlord Titan has OC 30.")
     fnp: int | None = Field(default=None, ge=2, le=6, description="Feel No Pain X+.")
     fnp_source: str | None = Field(default=None, description="Ability text fnp was derived from.")
     damage_reduction: int | None = Field(default=None, ge=1, le=6)
@@ -110,6 +110,9 @@ class ModelProfile(DefensiveProfile):
     datasheet_id: str
     base_size: str | None = None
     invuln_note: str | None = Field(default=None, description="Footnote on the invulnerable save.")
+    stats_from: str | None = Field(
+        default=None, description="Where NULL stats were filled from (reconcile): sources and fields."
+    )
 
 
 class ReferenceProfile(DefensiveProfile):
@@ -127,7 +130,7 @@ class Weapon(Record):
     datasheet_id: str
     name: str = Field(min_length=1, description="Without abilities.")
     kind: WeaponKind
-    range_inches: int | None = Field(default=None, ge=0, le=240)
+    range_inches: int | None = Field(default=None, ge=0, le=1000, description="Titans reach 480\".")
     attacks: DiceField
     skill: int | None = Field(default=None, ge=2, le=6, description="NULL for torrent.")
     strength: int = Field(ge=1, le=40)
@@ -359,6 +362,32 @@ class SourceConflict(Record):
     chosen: str | None
     chosen_source: str | None = None
     reason: str
+
+
+class Unit(Record):
+    """The golden record of one unit: each field from the freshest source that has it."""
+
+    TABLE = "units"
+    KEY = ("unit_id",)
+
+    unit_id: str
+    faction: str
+    name: str
+    datasheet_ids: list[str] = Field(default_factory=list, description="Datasheets of the unit, by precedence.")
+    sources: list[str] = Field(default_factory=list, description="source_ids of those datasheets.")
+    movement: int | None = None
+    toughness: int | None = None
+    save: int | None = None
+    invuln: int | None = None
+    invuln_condition: InvulnCondition | None = None
+    wounds: int | None = None
+    leadership: int | None = None
+    oc: int | None = None
+    points: int | None = Field(default=None, description="Cost of the cheapest points option.")
+    points_models: int | None = Field(default=None, description="Models in that option.")
+    provenance: dict[str, str] = Field(
+        default_factory=dict, description="field -> 'source_id (why that source)'."
+    )
 
 
 class DamageCell(Record):

@@ -88,8 +88,8 @@ def test_record_counts_match_the_curated_rows(export: Export) -> None:
     counts = Counter(type(r).__name__ for r in export.records)
     curated = {s.source_id.split(":")[1]: s.rows_curated for s in export.of(Source)}
     assert counts["Datasheet"] == curated["Datasheets.csv"] == 1623
-    assert counts["ModelProfile"] == curated["Datasheets_models.csv"] == 1719
-    assert counts["Weapon"] == curated["Datasheets_wargear.csv"] == 6627
+    assert counts["ModelProfile"] == curated["Datasheets_models.csv"] == 1720
+    assert counts["Weapon"] == curated["Datasheets_wargear.csv"] == 6629
     assert counts["Stratagem"] == curated["Stratagems.csv"] == 1140
     assert counts["RuleBlock"] == curated["Abilities.csv"] == 67
     assert counts["DatasheetStratagem"] == curated["Datasheets_stratagems.csv"]
@@ -119,7 +119,6 @@ def test_quarantine_reasons_are_short_and_groupable(
     [
         (151, "weapons: strength not an integer"),  # Zzap gun, S 2D6
         (165, "weapons: strength not an integer"),  # Zzap gun, S D6+6
-        (2559, "weapons: range_inches: Input should be less than or equal to 240"),  # Mori quake cannon 280"
     ],
 )
 def test_weapon_rows_outside_the_contract_are_quarantined_with_their_raw_line(
@@ -127,7 +126,7 @@ def test_weapon_rows_outside_the_contract_are_quarantined_with_their_raw_line(
 ) -> None:
     row = export.quarantined("Datasheets_wargear.csv", line)
     assert row.reason == reason
-    assert row.raw.startswith(("000000037|4|", "000000039|6|", "000000869|8|"))
+    assert row.raw.startswith(("000000037|4|", "000000039|6|"))
 
 
 # -- Lord Invocatus (the issue's acceptance check) ------------------------------------------
@@ -188,9 +187,12 @@ def test_model_profiles(export: Export, profile_id: str, expected: dict[str, Any
     assert {k: getattr(profile, k) for k in expected} == expected
 
 
-def test_warlord_titan_oc_30_is_quarantined_by_the_schema_bound(export: Export) -> None:
-    row = export.quarantined("Datasheets_models.csv", 547)
-    assert row.reason == "model_profiles: oc: Input should be less than or equal to 20"
+def test_titan_sized_values_are_curated(export: Export) -> None:
+    """Warlord Titan OC 30 and quake cannons 280"/480" are real rows, inside the contract's bounds."""
+    titan = next(p for p in export.of(ModelProfile) if p.line == 547)
+    assert titan.oc == 30
+    ranges = {w.range_inches for w in export.of(Weapon) if w.source_id == "wahapedia_csv:Datasheets_wargear.csv"}
+    assert {280, 480} <= ranges
 
 
 def test_keywords_per_model(export: Export) -> None:
@@ -273,7 +275,7 @@ def test_conditional_damage_reduction_is_not_derived(export: Export) -> None:
         ("wh:000000532:melee:empathic-obliterator", {"range_inches": None, "damage": "D3"}),
         # Bubblechukka – big bubble: a faction ability kept as `other`
         ("wh:000000038:ranged:bubblechukka-big-bubble", {"abilities": ["bubblechukka", "blast"]}),
-        # Earthshaker cannon: 240" is the longest range the contract accepts
+        # Earthshaker cannon: 240"
         ("wh:000000695:ranged:earthshaker-cannon", {"range_inches": 240}),
         # Heavy flamer: torrent, but BS written `3` (the only such row): torrent wins, skill NULL
         ("wh:000002801:ranged:heavy-flamer", {"skill": None, "abilities": ["ignores cover", "torrent"]}),
