@@ -6,6 +6,7 @@ All the work is done by the library (`pipeline.run` and the stage packages).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -15,7 +16,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from pipeline import config
 from pipeline.errors import PipelineError, QualityGateError
@@ -40,7 +43,7 @@ def _stage(name: str) -> Iterator[None]:
 
 
 def _fail(exc: Exception, code: int = EXIT_ERROR) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {exc}")
+    console.print(f"[bold red]error:[/] {escape(str(exc))}")
     return typer.Exit(code)
 
 
@@ -58,7 +61,11 @@ def run(
         raise _fail(exc, EXIT_QUALITY) from exc
     except PipelineError as exc:
         raise _fail(exc) from exc
-    out.print(f"published [bold]{result.version}[/] -> {result.release}")
+    except Exception as exc:  # an unplanned failure still gets one message, not a traceback
+        if os.environ.get("DATASLATE_DEBUG"):
+            raise
+        raise _fail(RuntimeError(f"unexpected {type(exc).__name__}: {exc} (set DATASLATE_DEBUG=1 for details)")) from exc
+    out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
 
 
@@ -126,7 +133,7 @@ def sql(
         return
     table = Table(*columns)
     for row in rows:
-        table.add_row(*[_cell(v) for v in row])
+        table.add_row(*[Text(_cell(v)) for v in row])
     out.print(table)
 
 

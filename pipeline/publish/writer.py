@@ -27,14 +27,13 @@ def write_damage(computation: DamageComputation, release: Path) -> tuple[int, pl
     """
     cells, reference_rows = 0, []
     for scenario in computation.scenarios:
-        matrix = computation.matrix(scenario.name).with_columns(
-            pl.col("weapon_id", "profile_id", "scenario").cast(pl.String)
-        )
+        matrix = computation.matrix(scenario.name)
         cells += matrix.height
         path = partition_path(release, scenario.name)
         path.parent.mkdir(parents=True, exist_ok=True)
         matrix.drop("scenario").write_parquet(path, compression="zstd", statistics=True)
-        reference_rows.append(matrix.filter(pl.col("profile_id").str.starts_with("ref:")))
+        is_reference = pl.col("profile_id").cast(pl.String).str.starts_with("ref:")
+        reference_rows.append(matrix.filter(is_reference).with_columns(pl.col(pl.Categorical).cast(pl.String)))
         del matrix
     frame = pl.concat(reference_rows) if reference_rows else pl.DataFrame(schema=dict.fromkeys(MATRIX_COLUMNS))
     return cells, frame

@@ -52,6 +52,7 @@ def attach_damage_matrix(db_path: Path, cells: int) -> str:
             con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {source} ORDER BY scenario, weapon_id, profile_id")
             kind = "table"
         else:
+            con.execute(f"SET file_search_path = '{db_path.parent.as_posix()}'")
             con.execute(
                 "CREATE VIEW damage_matrix AS SELECT * FROM read_parquet("
                 "'damage_matrix/*/*.parquet', hive_partitioning = true)"
