@@ -7,7 +7,7 @@ ability nobody recognises is kept as `Other` with its raw text, never dropped.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -68,7 +68,7 @@ class _Ability(BaseModel):
 
     @property
     def ability_name(self) -> str:
-        return str(getattr(self, "ability"))
+        return str(getattr(self, "ability"))  # noqa: B009  (declared by each subclass)
 
 
 class Flag(_Ability):
@@ -135,6 +135,6 @@ class Other(_Ability):
 
 
 WeaponAbility = Annotated[
-    Union[Flag, SustainedHits, RapidFire, Melta, Anti, Other],
+    Flag | SustainedHits | RapidFire | Melta | Anti | Other,
     Field(discriminator="ability"),
 ]
