@@ -1,0 +1,107 @@
+"""Exact per-attack damage expectations over the Damage dice distribution.
+
+`damage` only needs the mean of the Damage dice, but two rules are not linear in
+it, so the engine cannot use the mean alone:
+
+- damage reduction is applied per roll, to a minimum of 1: E[max(1, D - r)] is
+  not max(1, E[D] - r) (D3 with -1 averages 4/3, not 1);
+- `damage_capped` caps each attack's damage at the model's Wounds after Feel No
+  Pain has been rolled point by point, i.e. E[min(Binomial(D_eff, p_lose), W)].
+
+The number of distinct (Damage dice, Melta dice) pairs and of distinct (damage
+reduction, FNP, Wounds) triples is small (tens and hundreds), so this module
+computes a dense table of the three expectations with a few numpy matrix
+products; the engine joins it onto the cross product by an integer key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+#: (damage n, sides, plus, melta n, sides, plus): the weapon side of a damage key.
+DamageDice = tuple[int, int, int, int, int, int]
+#: (damage reduction or 0, FNP threshold or 7, wounds): the target side.
+DamageTarget = tuple[int, int, int]
+
+
+def dice_pmf(n: int, sides: int, plus: int) -> FloatArray:
+    """P(total = k) for `nDsides+plus`, indexed by k (a fixed value when n == 0)."""
+    pmf = np.zeros(plus + 1)
+    pmf[plus] = 1.0
+    if n == 0 or sides == 0:
+        return pmf
+    die = np.zeros(sides + 1)
+    die[1:] = 1.0 / sides
+    for _ in range(n):
+        pmf = np.convolve(pmf, die)
+    return pmf
+
+
+def raw_damage_pmfs(keys: Sequence[DamageDice]) -> FloatArray:
+    """Rows: P(Damage + Melta = d) per key, padded to a common length."""
+    pmfs = [np.convolve(dice_pmf(*key[:3]), dice_pmf(*key[3:])) for key in keys]
+    width = max([2, *(len(p) for p in pmfs)])  # room for max(1, d - r) even for D0
+    table = np.zeros((len(pmfs), width))
+    for row, pmf in enumerate(pmfs):
+        table[row, : len(pmf)] = pmf
+    return table
+
+
+def reduction_matrix(width: int, reduction: int) -> FloatArray:
+    """Maps raw damage d to max(1, d - reduction) (identity when there is no reduction)."""
+    matrix = np.zeros((width, width))
+    for d in range(width):
+        matrix[d, max(1, d - reduction) if reduction > 0 else d] = 1.0
+    return matrix
+
+
+def binomial_matrix(width: int, p_lose: float) -> FloatArray:
+    """B[e, k] = P(Binomial(e, p_lose) = k) for e, k < width."""
+    matrix = np.zeros((width, width))
+    for e in range(width):
+        for k in range(e + 1):
+            matrix[e, k] = comb(e, k) * p_lose**k * (1.0 - p_lose) ** (e - k)
+    return matrix
+
+
+def capped_loss(binomial: FloatArray, wounds: int) -> FloatArray:
+    """g[e] = E[min(Binomial(e, p_lose), wounds)]: FNP per point, then the cap."""
+    return binomial @ np.minimum(np.arange(binomial.shape[1]), wounds).astype(np.float64)
+
+
+def fnp_lose_probability(fnp: int) -> float:
+    """Chance a point of damage is NOT ignored by Feel No Pain `fnp`+ (7 = no FNP)."""
+    return min(max(fnp - 1, 0), 6) / 6.0
+
+
+@dataclass(frozen=True)
+class DamageTable:
+    """Per (weapon damage key, target damage key): E[D_eff], E[D_eff after FNP], E[capped]."""
+
+    mean: FloatArray
+    after_fnp: FloatArray
+    capped: FloatArray
+
+
+def damage_table(weapon_keys: Sequence[DamageDice], target_keys: Sequence[DamageTarget]) -> DamageTable:
+    """Dense [weapon key, target key] tables of the three per-attack expectations."""
+    raw = raw_damage_pmfs(weapon_keys)
+    width = raw.shape[1]
+    shape = (len(weapon_keys), len(target_keys))
+    mean, after_fnp, capped = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    values = np.arange(width, dtype=np.float64)
+    effective = {r: raw @ reduction_matrix(width, r) for r in {t[0] for t in target_keys}}
+    binomials = {f: binomial_matrix(width, fnp_lose_probability(f)) for f in {t[1] for t in target_keys}}
+    for column, (reduction, fnp, wounds) in enumerate(target_keys):
+        pmf = effective[reduction]
+        mean[:, column] = pmf @ values
+        after_fnp[:, column] = mean[:, column] * fnp_lose_probability(fnp)
+        capped[:, column] = pmf @ capped_loss(binomials[fnp], wounds)
+    return DamageTable(mean=mean, after_fnp=after_fnp, capped=capped)
