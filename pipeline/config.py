@@ -73,9 +73,39 @@ WAHAPEDIA_FILES: tuple[str, ...] = (
 #: Default base URL of the Wahapedia export (overridable on the command line).
 WAHAPEDIA_BASE_URL = "https://wahapedia.ru/wh40k10ed/"
 
-#: Source precedence when reconciling: freshest first; dates document why.
-SOURCE_DATES: dict[str, str] = {
+#: Source precedence when reconciling (pipeline/reconcile/precedence.py): the freshest source wins.
+#: Keys are a source format or one source_id; values are ISO dates, None = date unknown.
+#: A datasheet's date is, in this order: SOURCE_DATES[its source_id]; its own `source_date` (Wahapedia:
+#: the errata date of its publication in Source.csv); its Source record's `source_date` (Wahapedia: the
+#: newest errata date of the export); SOURCE_DATES[its format]; else unknown, which ranks lowest.
+#: bsdata: the June 2026 snapshot named in ../shared/data/README.md (the catalogues carry no date).
+#: wahapedia_csv: the July 2025 snapshot (newest errata date in Source.csv), used if the parser gives none.
+#: page_export: the page text carries no date, so it is unknown unless configured here.
+SOURCE_DATES: dict[str, str | None] = {
     "bsdata": "2026-06-01",
     "wahapedia_csv": "2025-07-09",
-    "page_export": "2024-01-01",
+    "page_export": None,
+}
+
+#: Faction names that differ across sources -> the name they are matched under (compared folded:
+#: case, quotes, dashes and accents ignored). BSData catalogue names lose their "Chaos - " /
+#: "Imperium - " / "Xenos - " prefix and "Library" part before this lookup.
+FACTION_ALIASES: dict[str, str] = {
+    "Agents of the Imperium": "Imperial Agents",
+    "Craftworlds": "Aeldari",
+    "Ynnari": "Aeldari",
+    "Harlequins": "Aeldari",
+    "Adeptus Astartes": "Space Marines",
+    "Blood Angels": "Space Marines",
+    "Dark Angels": "Space Marines",
+    "Space Wolves": "Space Marines",
+    "Black Templars": "Space Marines",
+    "Deathwatch": "Space Marines",
+    "Heretic Astartes": "Chaos Space Marines",
+    "Daemons": "Chaos Daemons",
+    "Legiones Daemonica": "Chaos Daemons",
+    "Questor Traitoris": "Chaos Knights",
+    "Questor Imperialis": "Imperial Knights",
+    "Adeptus Ministorum": "Adepta Sororitas",
+    "Tau Empire": "T'au Empire",
 }

@@ -36,6 +36,7 @@ from schemas.records import (
     Source,
     SourceConflict,
     Stratagem,
+    Unit,
     WargearOption,
     Weapon,
     WeaponAbilityRow,
@@ -45,6 +46,7 @@ from schemas.records import (
 TABLE_MODELS: tuple[type[Record], ...] = (
     Source,
     Datasheet,
+    Unit,
     ModelProfile,
     ReferenceProfile,
     Weapon,

@@ -1,0 +1,97 @@
+"""Golden records, conflicts and borrowed statlines on hand-made units."""
+
+from __future__ import annotations
+
+from pipeline.reconcile.golden import reconcile_unit
+from pipeline.reconcile.members import Member
+from schemas.records import Record, SourceConflict
+from tests.reconcile.builders import members, points, profile, sheet, statline, weapon
+
+BS_SOURCE = "bsdata:Orks.cat"
+
+
+def _unit(*records: Record) -> tuple[list[Member], dict[str, SourceConflict]]:
+    found = members(*records)
+    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    return found, {c.field: c for c in outcome.conflicts}
+
+
+def test_freshest_statline_wins_with_provenance_and_conflict() -> None:
+    bs = sheet("bsdata", "Orks", "Boss", source_id=BS_SOURCE)
+    wh = sheet("wahapedia_csv", "Orks", "Boss", date="2025-07-09")
+    found = members(bs, wh, statline(bs, toughness=6, invuln=4, invuln_condition="melee"), statline(wh, invuln=5),
+                    points(bs, 1, 80), points(wh, 1, 90), points(wh, 2, 150))  # fmt: skip
+    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    unit = outcome.unit
+    assert (unit.toughness, unit.invuln, unit.invuln_condition, unit.points, unit.points_models) == (
+        6,
+        4,
+        "melee",
+        80,
+        1,
+    )
+    assert unit.datasheet_ids == [bs.datasheet_id, wh.datasheet_id]
+    assert unit.provenance["toughness"].startswith(f"{BS_SOURCE} (freshest source (2026-06-01")
+    assert unit.provenance["save"] == f"{BS_SOURCE} (2 sources agree)"
+    conflicts = {c.field: c for c in outcome.conflicts}
+    assert sorted(conflicts) == ["invuln", "invuln_condition", "points", "toughness"]
+    assert conflicts["toughness"].values == {BS_SOURCE: "6", "wahapedia_csv:Datasheets.csv": "4"}
+    assert conflicts["invuln"].values == {BS_SOURCE: "4+", "wahapedia_csv:Datasheets.csv": "5+"}
+    assert conflicts["invuln_condition"].values == {BS_SOURCE: "melee", "wahapedia_csv:Datasheets.csv": "any"}
+
+
+def test_page_profile_without_statline_borrows_the_golden_one() -> None:
+    page = sheet("page_export", "Orks", "Boss")
+    wh = sheet("wahapedia_csv", "Orks", "Boss")
+    bs = sheet("bsdata", "Orks", "Boss", source_id=BS_SOURCE)
+    bare = profile(page, invuln=6)
+    found = members(page, wh, bs, bare, statline(wh, oc=2, leadership=7), statline(bs, oc=3))
+    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    filled = outcome.filled[id(bare)]
+    assert (filled.toughness, filled.save, filled.wounds, filled.oc, filled.leadership) == (4, 3, 2, 3, 6)
+    assert filled.invuln == 6  # the page's own value is kept
+    assert filled.stats_from == f"{BS_SOURCE}: movement, toughness, save, wounds, leadership, oc"
+    assert filled.has_statline
+
+
+def test_weapon_conflicts_only_for_matched_weapons() -> None:
+    page = sheet("page_export", "World Eaters", "Lord Invocatus")
+    wh = sheet("wahapedia_csv", "World Eaters", "Lord Invocatus")
+    found = members(page, wh, weapon(page, "Bolt pistol", skill=2), weapon(wh, "Bolt pistol", skill=3),
+                    weapon(page, "Juggernaut’s bladed horn", "melee", ap=-1),
+                    weapon(wh, "Bladed horn", "melee", ap=-1, abilities=["lance"]),
+                    weapon(wh, "Plasma gun", strength=8))  # fmt: skip
+    conflicts = {c.field: c for c in reconcile_unit("unit:we:li", found, "world eaters").conflicts}
+    assert sorted(conflicts) == ["weapon:Bladed horn:abilities", "weapon:Bolt pistol:skill"]
+    skill = conflicts["weapon:Bolt pistol:skill"]
+    assert (skill.chosen, skill.chosen_source) == ("3+", "wahapedia_csv:Datasheets.csv")
+    assert skill.values == {"wahapedia_csv:Datasheets.csv": "3+", "page_export:p.txt": "2+"}
+    assert conflicts["weapon:Bladed horn:abilities"].values["page_export:p.txt"] == "none"
+
+
+def test_main_profiles_are_matched_by_name_whatever_their_order() -> None:
+    wh = sheet("wahapedia_csv", "Astra Militarum", "Catachan Command Squad")
+    bs = sheet("bsdata", "Astra Militarum", "Catachan Command Squad", source_id="bsdata:AM.cat")
+    wh_models = [statline(wh, "CATACHAN COMMANDER", wounds=3), statline(wh, "VETERAN GUARDSMAN", wounds=1)]
+    bs_models = [statline(bs, "Veteran Guardsman", wounds=1), statline(bs, "Catachan Commander", wounds=3)]
+    found = members(wh, bs, *wh_models, *bs_models)
+    outcome = reconcile_unit("unit:am:ccs", found, "astra militarum")
+    assert outcome.conflicts == []
+    # No model is named like the unit: its statline is the model the freshest source lists first.
+    assert outcome.unit.wounds == 1
+    changed = members(wh, bs, statline(wh, "CATACHAN COMMANDER", wounds=4), statline(bs, "Catachan Commander"))
+    conflict = reconcile_unit("unit:am:ccs", changed, "astra militarum").conflicts
+    assert [(c.field, c.values) for c in conflict] == [
+        ("wounds", {"bsdata:AM.cat": "2", "wahapedia_csv:Datasheets.csv": "4"})
+    ]
+
+
+def test_own_invulnerable_save_keeps_its_own_condition() -> None:
+    page = sheet("page_export", "Orks", "Boss")
+    bs = sheet("bsdata", "Orks", "Boss", source_id=BS_SOURCE)
+    bare, unmatched = profile(page, invuln=5), profile(page, "Grot Oiler")
+    found = members(page, bs, bare, unmatched, statline(bs, invuln=4, invuln_condition="ranged"))
+    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    filled = outcome.filled[id(bare)]
+    assert (filled.toughness, filled.invuln, filled.invuln_condition) == (4, 5, None)
+    assert id(unmatched) not in outcome.filled  # no source has a Grot Oiler statline

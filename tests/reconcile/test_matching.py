@@ -1,0 +1,92 @@
+"""Entity resolution on hand-made datasheets: which ones become one unit, and which stay apart."""
+
+from __future__ import annotations
+
+from pipeline.dataset import Dataset
+from pipeline.reconcile.matching import resolve_units
+from pipeline.reconcile.stage import reconcile_stage
+from schemas.records import Datasheet, Record
+from tests.reconcile.builders import members, sheet
+
+
+def _units(*records: Record) -> dict[frozenset[str], tuple[str, str]]:
+    """Datasheet ids of each unit -> (unit_id, how it was matched)."""
+    return {
+        frozenset(m.datasheet_id for m in u.members): (u.unit_id, u.matched_by)
+        for u in resolve_units(members(*records))
+    }
+
+
+def test_same_faction_and_name_across_three_sources() -> None:
+    page = sheet("page_export", "World Eaters", "Lord Invocatus")
+    wh = sheet("wahapedia_csv", "World Eaters", "Lord Invocatus")
+    bs = sheet("bsdata", "World Eaters", "Lord Invocatus", source_id="bsdata:Chaos - World Eaters.cat")
+    units = _units(page, wh, bs)
+    assert units == {frozenset({page.datasheet_id, wh.datasheet_id, bs.datasheet_id}): (
+        "unit:world-eaters:lord-invocatus", "faction and name")}  # fmt: skip
+
+
+def test_catalogue_faction_places_allies_with_their_army() -> None:
+    """BSData's Blood Legion daemons in the World Eaters catalogue are the World Eaters
+    datasheet of Wahapedia, not its Chaos Daemons one."""
+    bs = sheet("bsdata", "Blood Legions", "Bloodletters", source_id="bsdata:Chaos - World Eaters.cat")
+    we = sheet("wahapedia_csv", "World Eaters", "Bloodletters")
+    cd = sheet("wahapedia_csv", "Chaos Daemons", "Bloodletters")
+    units = _units(bs, we, cd)
+    assert units[frozenset({bs.datasheet_id, we.datasheet_id})] == (
+        "unit:world-eaters:bloodletters",
+        "catalogue faction",
+    )
+    assert units[frozenset({cd.datasheet_id})] == ("unit:chaos-daemons:bloodletters", "single source")
+
+
+def test_unknown_faction_matches_by_unique_name_only() -> None:
+    odd = sheet("page_export", "Xenos Hordes", "Wazdakka Gutsmek")
+    bs = sheet("bsdata", "Orks", "Wazdakka Gutsmek", source_id="bsdata:Orks.cat")
+    assert _units(odd, bs) == {frozenset({odd.datasheet_id, bs.datasheet_id}): (
+        "unit:orks:wazdakka-gutsmek", "name only")}  # fmt: skip
+
+
+def test_name_in_two_factions_is_not_guessed() -> None:
+    odd = sheet("page_export", "Xenos Hordes", "Malcador")
+    am = sheet("wahapedia_csv", "Astra Militarum", "Malcador")
+    gc = sheet("wahapedia_csv", "Genestealer Cults", "Malcador")
+    assert all(len(ids) == 1 for ids in _units(odd, am, gc))
+
+
+def test_singular_and_plural_name() -> None:
+    bs = sheet("bsdata", "T'au Empire", "Piranha", source_id="bsdata:T'au Empire.cat")
+    wh = sheet("wahapedia_csv", "T’au Empire", "Piranhas")
+    assert _units(bs, wh) == {
+        frozenset({bs.datasheet_id, wh.datasheet_id}): ("unit:tau-empire:piranhas", "singular or spacing")
+    }
+
+
+def test_spacing_of_a_compound_name() -> None:
+    bs = sheet("bsdata", "World Eaters", "Hellblade [Legends]")
+    wh = sheet("wahapedia_csv", "World Eaters", "Hell Blade")
+    assert len(_units(bs, wh)) == 1
+
+
+def test_fallbacks_never_merge_two_datasheets_of_one_source() -> None:
+    one = sheet("wahapedia_csv", "Tyranids", "Ripper Swarm")
+    other = sheet("wahapedia_csv", "Tyranids", "Ripper Swarms")
+    assert len(_units(one, other)) == 2
+
+
+def test_stage_fills_unit_ids_and_is_independent_of_input_order() -> None:
+    records: list[Record] = [
+        sheet("page_export", "Orks", "Boyz"), sheet("wahapedia_csv", "Orks", "Boyz"),
+        sheet("bsdata", "Orks", "Boyz", source_id="bsdata:Orks.cat"), sheet("wahapedia_csv", "Orks", "Gretchin"),
+    ]  # fmt: skip
+    forward, backward = Dataset(records), Dataset(reversed(records))
+    report = reconcile_stage(forward)
+    reconcile_stage(backward)
+
+    def ids(dataset: Dataset) -> dict[str, str | None]:
+        return {s.datasheet_id: s.unit_id for s in dataset.table("datasheets") if isinstance(s, Datasheet)}
+
+    assert ids(forward) == ids(backward)
+    assert set(ids(forward).values()) == {"unit:orks:boyz", "unit:orks:gretchin"}
+    assert (report["units"], report["units_by_source_count"]) == (2, {1: 1, 3: 1})
+    assert len(forward.table("units")) == 2

@@ -1,0 +1,140 @@
+"""Reconciliation of the real inputs: seeds (raw/pages) + Wahapedia export + BSData catalogues.
+
+Values checked in the files:
+- page export 003: Lord Invocatus `| 1 model | 140 |`, `Bolt pistol [pistol] | 12" | 1 | 2+ |`, no statline;
+- Wahapedia: Datasheets_models_cost.csv:1327 `000002623|1|1 model|110|`, Datasheets_wargear.csv:5138
+  Bolt pistol BS `3`, Datasheets_models.csv:1106 `10"|6|3+|4||8|6+|2`, weapon `Bladed horn`;
+- BSData Chaos - World Eaters.cat: entry 3b15-b424-2059-71fa `<cost name="pts" ... value="110"/>`, Bolt pistol
+  `<characteristic name="BS">2+`, weapon `Bladed horn`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.dataset import Dataset
+from pipeline.reconcile.keys import name_key
+from pipeline.reconcile.stage import reconcile_stage, resolve
+from pipeline.reconcile.weapons import weapon_clusters
+from pipeline.sources.registry import read_inputs
+from schemas.records import Datasheet, ModelProfile, SourceConflict, Unit
+
+PAGE = "page_export:003_39e7b05ac4966267.txt"
+WH_COST = "wahapedia_csv:Datasheets_models_cost.csv"
+WH_WARGEAR = "wahapedia_csv:Datasheets_wargear.csv"
+BS_WE = "bsdata:Chaos - World Eaters.cat"
+INVOCATUS = "unit:world-eaters:lord-invocatus"
+
+
+@pytest.fixture(scope="module")
+def reconciled(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path) -> tuple[Dataset, dict[str, Any]]:
+    dataset = read_inputs([pages_dir, wahapedia_dir, bsdata_dir])
+    return dataset, reconcile_stage(dataset)
+
+
+def _sheets(dataset: Dataset, name: str, fmt: str | None = None, faction: str | None = None) -> list[Datasheet]:
+    """Datasheets of that name (spelling folded), optionally of one format and faction."""
+    found = [s for s in dataset.table("datasheets") if isinstance(s, Datasheet) and name_key(s.name) == name_key(name)]
+    found = [s for s in found if fmt is None or s.source_id.startswith(fmt + ":")]
+    return [s for s in found if faction is None or name_key(s.faction) == name_key(faction)]
+
+
+def _conflicts(dataset: Dataset, unit_id: str) -> dict[str, SourceConflict]:
+    return {
+        c.field: c for c in dataset.table("source_conflicts") if isinstance(c, SourceConflict) and c.unit_id == unit_id
+    }
+
+
+def test_lord_invocatus_is_one_unit_across_three_sources(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
+    sheets = _sheets(reconciled[0], "Lord Invocatus")
+    assert sorted(s.source_id.split(":")[0] for s in sheets) == ["bsdata", "page_export", "wahapedia_csv"]
+    assert {s.unit_id for s in sheets} == {INVOCATUS}
+
+
+def test_lord_invocatus_conflicts(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
+    conflicts = _conflicts(reconciled[0], INVOCATUS)
+    assert sorted(conflicts) == ["points", "weapon:Bolt pistol:skill"]
+    points, skill = conflicts["points"], conflicts["weapon:Bolt pistol:skill"]
+    assert points.values == {BS_WE: "110", WH_COST: "110", PAGE: "140"}
+    assert (points.chosen, points.chosen_source) == ("110", BS_WE)
+    assert skill.values == {BS_WE: "2+", WH_WARGEAR: "3+", PAGE: "2+"}
+    assert (skill.chosen, skill.chosen_source) == ("2+", BS_WE)
+    assert skill.reason.startswith("freshest source (2026-06-01")
+    assert f"{WH_WARGEAR} (2025-07-09" in skill.reason
+
+
+def test_juggernauts_bladed_horn_is_the_bladed_horn(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
+    unit = next(u for u in resolve(reconciled[0]) if u.unit_id == INVOCATUS)
+    names = sorted(sorted(i.name for i in c.items) for c in weapon_clusters(unit.members))
+    assert names == [
+        ["Bladed horn", "Bladed horn", "Juggernaut’s bladed horn"],
+        ["Bolt pistol", "Bolt pistol", "Bolt pistol"],
+        ["Coward's Bane", "Coward’s Bane", "Coward’s Bane"],
+    ]
+
+
+def test_golden_record_and_page_statline_filled(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
+    dataset = reconciled[0]
+    unit = next(u for u in dataset.table("units") if isinstance(u, Unit) and u.unit_id == INVOCATUS)
+    stats = ("movement", "toughness", "save", "invuln", "wounds", "leadership", "oc")
+    assert [getattr(unit, s) for s in stats] == [10, 6, 3, 4, 8, 6, 2]
+    assert (unit.points, unit.points_models, unit.sources[0]) == (110, 1, BS_WE)
+    assert unit.provenance["points"].startswith(f"{BS_WE} (freshest source (2026-06-01")
+    page = next(p for p in dataset.table("model_profiles") if isinstance(p, ModelProfile) and p.source_id == PAGE)
+    assert [getattr(page, s) for s in stats] == [10, 6, 3, 4, 8, 6, 2]
+    assert page.stats_from == f"{BS_WE}: movement, toughness, save, invuln, wounds, leadership, oc"
+
+
+def test_every_datasheet_has_a_unit_and_every_unit_a_golden_record(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
+    dataset, report = reconciled
+    unit_ids = {s.unit_id for s in dataset.table("datasheets") if isinstance(s, Datasheet)}
+    assert None not in unit_ids
+    assert unit_ids == {u.unit_id for u in dataset.table("units") if isinstance(u, Unit)}
+    assert report["units"] == len(unit_ids)
+    assert report["profiles_filled"] == 3  # the three seed pages have no statline
+
+
+def test_bsdata_wahapedia_match_rate(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
+    """Measured: 455 of 510 BSData datasheets (89.2 %) and 455 of 483 Wahapedia datasheets of the
+    same factions (94.2 %). The unmatched are mostly units newer than the July 2025 export
+    (Crucible characters, new Votann and Necron units) and the game system's Unbound Adversaries."""
+    rates = reconciled[1]["match_rates"]["bsdata~wahapedia_csv"]
+    assert rates["total"]["bsdata"]["rate"] >= 0.88
+    assert rates["total"]["wahapedia_csv"]["rate"] >= 0.93
+    factions = rates["factions"]
+    assert factions["astra militarum"]["wahapedia_csv"]["rate"] == 1.0
+    assert factions["orks"]["bsdata"]["rate"] >= 0.9
+    assert factions["leagues of votann"]["bsdata"]["rate"] >= 0.5
+
+
+@pytest.mark.parametrize(
+    ("faction", "bsdata_name", "wahapedia_name"),
+    [
+        ("Astra Militarum", "Iron Hand Straken [Legends]", "‘Iron Hand’ Straken"),
+        ("Orks", "Big Mek with Kustom Force Field [Legends]", "Big Mek With Kustom Force Field"),
+        ("T’au Empire", "Piranha", "Piranhas"),
+        ("World Eaters", "Bloodletters", "Bloodletters"),  # BSData: faction Blood Legions, World Eaters catalogue
+        ("Astra Militarum", "Malcador [Legends]", "Malcador"),  # not Genestealer Cults' Malcador
+        ("World Eaters", "Hellblade [Legends]", "Hell Blade"),
+    ],
+)
+def test_matched_pairs(reconciled: tuple[Dataset, dict[str, Any]], faction: str, bsdata_name: str,
+                       wahapedia_name: str) -> None:  # fmt: skip
+    dataset = reconciled[0]
+    (wh,) = _sheets(dataset, wahapedia_name, "wahapedia_csv", faction)
+    bs = [s for s in _sheets(dataset, bsdata_name, "bsdata") if s.unit_id == wh.unit_id]
+    assert len(bs) == 1
+
+
+@pytest.mark.parametrize(
+    "bsdata_name",
+    ["Hippogriff AFV", "Kapricus Defenders", "Spore Mines (Biovore)", "Greater Daemon (Unbound Adversaries)"],
+)
+def test_unmatched_bsdata_units(reconciled: tuple[Dataset, dict[str, Any]], bsdata_name: str) -> None:
+    (bs,) = _sheets(reconciled[0], bsdata_name, "bsdata")
+    assert [s for s in reconciled[0].table("datasheets") if isinstance(s, Datasheet) and s.unit_id == bs.unit_id] == [
+        bs
+    ]
