@@ -9,6 +9,7 @@ the staging folder is dropped and the previous release stays as it was.
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -78,5 +79,18 @@ def quality_gate(release: Path, *, build_docs: bool = True) -> dict[str, Any]:
         con.close()
     report.write(release)
     if not report.passed:
-        raise QualityGateError(report.message())
+        kept = keep_rejected_report(release)
+        raise QualityGateError(report.message(), context=f"full report: {kept}")
     return report.manifest_summary()
+
+
+def keep_rejected_report(release: Path) -> Path:
+    """Copy a failed release's quality/ folder out of staging (which is about to be dropped).
+
+    It goes to the system temp folder, not the output folder: a rejected run leaves
+    the output folder exactly as it was.
+    """
+    target = Path(tempfile.gettempdir()) / f"dataslate-rejected-{release.name.removeprefix('.staging-')}"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(release / QUALITY_DIRNAME, target / QUALITY_DIRNAME)
+    return target / QUALITY_DIRNAME / "summary.json"
