@@ -43,7 +43,7 @@ def _stage(name: str) -> Iterator[None]:
 
 
 def _fail(exc: Exception, code: int = EXIT_ERROR) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {escape(str(exc))}")
+    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)  # one line, paths unbroken
     return typer.Exit(code)
 
 
@@ -64,7 +64,8 @@ def run(
     except Exception as exc:  # an unplanned failure still gets one message, not a traceback
         if os.environ.get("DATASLATE_DEBUG"):
             raise
-        raise _fail(RuntimeError(f"unexpected {type(exc).__name__}: {exc} (set DATASLATE_DEBUG=1 for details)")) from exc
+        message = f"unexpected {type(exc).__name__}: {exc} (set DATASLATE_DEBUG=1 for details)"
+        raise _fail(RuntimeError(message)) from exc
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
 
@@ -157,7 +158,7 @@ def diff(
     if as_json:
         sys.stdout.write(json.dumps([d.as_json() for d in diffs if not d.empty], default=str, indent=1) + "\n")
     else:
-        out.print(format_diff(diffs), highlight=False, markup=False)
+        sys.stdout.write(format_diff(diffs) + "\n")  # plain lines: never wrapped, greppable
 
 
 if __name__ == "__main__":  # pragma: no cover

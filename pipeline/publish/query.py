@@ -20,10 +20,27 @@ def open_release(release: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
+#: Statement types `dataslate sql` runs. The read-only connection alone is not enough:
+#: `ATTACH 'other.duckdb' (READ_WRITE)` would open another release for writing, and
+#: `COPY ... TO` writes files. Anything else is refused before it runs.
+READ_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL"})
+
+
+def refuse_writes(con: duckdb.DuckDBPyConnection, query: str) -> None:
+    """Raise if any statement of `query` is not a read."""
+    for statement in con.extract_statements(query):
+        kind = statement.type.name
+        if kind not in READ_STATEMENTS:
+            raise PipelineError(
+                f"the published dataset is read-only: {kind} statements are refused", context="dataslate sql"
+            )
+
+
 def run_query(query: str, release: Path) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Columns and rows of a query; any write is refused by the read-only connection."""
+    """Columns and rows of a query; only reads run (see `READ_STATEMENTS`)."""
     con = open_release(release)
     try:
+        refuse_writes(con, query)
         rel = con.sql(query)
         if rel is None:
             return [], []

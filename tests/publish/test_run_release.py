@@ -1,0 +1,220 @@
+"""Whole runs: a release holds every format, two runs give the same bytes, a kill changes nothing.
+
+The runs are shared (each pays the quality stage): `good_release` (conftest), one
+`dataslate run` subprocess killed mid-publish into a copy of it, and one later run
+into the killed folder, which is also the determinism twin of `good_release`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from pipeline import __version__, config
+from pipeline.ids import content_hash
+from pipeline.publish.release import resolve_release
+from pipeline.run import RunResult, run_pipeline
+from tests.publish.releases import Published, duckdb_contents, release_files, sha256, snapshot, staging_folders
+
+DATASLATE = Path(sys.executable).parent / "dataslate"
+#: Upper bound for the subprocess to reach its staging folder (a guard, not a measurement).
+STAGING_WAIT_S = 300
+
+
+@dataclass(frozen=True)
+class Killed:
+    out: Path
+    before: dict[str, str]
+    after: dict[str, str]
+    returncode: int
+    stale: list[Path]
+
+
+def _wait_for_staging(proc: subprocess.Popen[bytes], out: Path) -> Path:
+    """Poll until the run's staging folder holds its DuckDB file (the release is being written)."""
+    deadline = time.monotonic() + STAGING_WAIT_S
+    while time.monotonic() < deadline:
+        for staging in staging_folders(out):
+            if (staging / config.DUCKDB_FILENAME).exists():
+                return staging
+        if proc.poll() is not None:
+            pytest.fail(f"dataslate run ended ({proc.returncode}) before it staged a release")
+        time.sleep(0.01)
+    pytest.fail("dataslate run never staged a release")
+
+
+@pytest.fixture(scope="module")
+def killed(good_release: Published, good_inputs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Killed:
+    """`dataslate run` SIGKILLed while its staging folder is being written, over a good release."""
+    out = tmp_path_factory.mktemp("killed") / "curated"
+    shutil.copytree(good_release.out, out, symlinks=True)
+    before = snapshot(out)
+    args = [str(DATASLATE), "run", "--out", str(out)]
+    for path in good_inputs:
+        args += ["--input", str(path)]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        _wait_for_staging(proc, out)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    return Killed(out, before, snapshot(out), proc.returncode, staging_folders(out))
+
+
+@pytest.fixture(scope="module")
+def rerun(killed: Killed, good_inputs: list[Path]) -> RunResult:
+    """The run after the kill, into the killed folder: same inputs as `good_release`."""
+    return run_pipeline(good_inputs, killed.out)
+
+
+# --- kill mid-publish -----------------------------------------------------------------------------
+
+
+def test_the_run_was_killed_while_staging(killed: Killed) -> None:
+    assert killed.returncode == -signal.SIGKILL
+    assert len(killed.stale) == 1, "the killed run's staging folder is left behind (nothing cleans it up)"
+    assert (killed.stale[0] / config.DUCKDB_FILENAME).is_file()
+
+
+def test_a_kill_leaves_the_previous_release_and_latest_untouched(killed: Killed, good_release: Published) -> None:
+    assert killed.after == killed.before
+    assert killed.after[config.LATEST_NAME] == f"-> {good_release.version}"
+    assert resolve_release(killed.out) == (killed.out / good_release.version).resolve()
+
+
+def test_a_later_run_publishes_over_the_stale_staging_folder(killed: Killed, rerun: RunResult) -> None:
+    assert resolve_release(killed.out) == rerun.release.resolve()
+    assert (killed.out / config.LATEST_NAME).readlink() == Path(rerun.version)
+    assert json.loads((killed.out / "manifest.json").read_text())["version"] == rerun.version
+    for stale in staging_folders(killed.out):
+        assert stale in killed.stale, "a successful run leaves no staging folder of its own"
+
+
+# --- determinism -----------------------------------------------------------------------------------
+
+
+def test_two_runs_on_the_same_inputs_give_identical_files(good_release: Published, rerun: RunResult) -> None:
+    first, second = release_files(good_release.release), release_files(rerun.release)
+    assert rerun.version == good_release.version
+    assert first.keys() == second.keys()
+    different = sorted(name for name in first if first[name] != second[name] and not name.endswith(".duckdb"))
+    assert different == []
+    kinds = {suffix: sum(name.endswith(suffix) for name in first) for suffix in (".parquet", ".ndjson", ".json")}
+    assert kinds[".parquet"] >= 25 and kinds[".ndjson"] >= 20 and kinds[".json"] >= 20
+
+
+def test_two_runs_give_identical_duckdb_contents(good_release: Published, rerun: RunResult) -> None:
+    first = duckdb_contents(good_release.release / config.DUCKDB_FILENAME)
+    second = duckdb_contents(rerun.release / config.DUCKDB_FILENAME)
+    assert first.keys() == second.keys()
+    assert {"weapons", "damage_matrix", "v_unit_cards", "v_weapon_vs_reference"} <= first.keys()
+    assert [t for t in first if first[t] != second[t]] == []
+
+
+def test_the_manifest_hashes_duckdb_contents_not_its_bytes(good_release: Published, rerun: RunResult) -> None:
+    """DuckDB files are not byte-stable; the manifest must be, so it hashes the tables' rows instead."""
+    manifest = json.loads((good_release.release / "manifest.json").read_text())
+    assert config.DUCKDB_FILENAME not in manifest["files"]
+    assert {"weapons", "points", "quarantine", "sources"} <= manifest["duckdb_contents_sha256"].keys()
+    assert sha256(good_release.release / "manifest.json") == sha256(rerun.release / "manifest.json")
+
+
+def test_the_version_derives_from_the_input_files_only(good_release: Published, good_inputs: list[Path]) -> None:
+    files = sorted(p for folder in good_inputs for p in folder.iterdir() if p.suffix in {".txt", ".csv"})
+    hashes = sorted(hashlib.sha256(p.read_bytes()).hexdigest() for p in files)
+    assert len(hashes) == 3 + 18
+    assert good_release.version == "v" + content_hash(__version__, *hashes, length=12)
+
+
+# --- what one release holds -----------------------------------------------------------------------
+
+
+def test_the_manifest_lists_every_file_with_its_hash(good_release: Published) -> None:
+    release = good_release.release
+    manifest = json.loads((release / "manifest.json").read_text())
+    on_disk = {k: v for k, v in release_files(release).items() if k not in {"manifest.json", config.DUCKDB_FILENAME}}
+    assert manifest["files"] == on_disk
+    assert manifest["version"] == good_release.version
+
+
+def test_every_table_is_published_in_every_format_with_the_same_rows(
+    good_release: Published, good_run: RunResult
+) -> None:
+    published, result = good_release, good_run
+    release = published.release
+    manifest = json.loads((release / "manifest.json").read_text())
+    con = duckdb.connect(str(release / config.DUCKDB_FILENAME), read_only=True)
+    try:
+        for table, rows in result.row_counts.items():
+            if table.startswith("damage_"):
+                continue
+            assert manifest["row_counts"][table] == rows, table
+            assert pl.read_parquet(release / f"{table}.parquet").height == rows, table
+            assert len((release / "feed" / f"{table}.ndjson").read_text().splitlines()) == rows, table
+            assert con.execute(f"SELECT count(*) FROM {table}").fetchone() == (rows,), table
+            assert json.loads((release / "schemas" / f"{table}.schema.json").read_text())["title"] == table
+    finally:
+        con.close()
+    assert result.row_counts["datasheets"] == 3 + 5
+    assert result.row_counts["weapons"] == 12 + 22
+
+
+def test_the_damage_matrix_is_hive_parquet_and_the_feed_has_its_reference_slice(
+    good_release: Published, good_run: RunResult
+) -> None:
+    published, result = good_release, good_run
+    matrix = pl.read_parquet(published.release / "damage_matrix" / "**" / "*.parquet", hive_partitioning=True)
+    assert matrix.height == result.row_counts["damage_matrix"]
+    assert matrix["weapon_id"].n_unique() == result.row_counts["weapons"]
+    feed = pl.read_ndjson(published.release / "feed" / "damage_vs_reference.ndjson")
+    assert feed.height == result.row_counts["damage_vs_reference"]
+    assert feed["profile_id"].str.starts_with("ref:").all()
+
+
+def test_one_feed_document_per_faction_nests_its_datasheets(good_release: Published) -> None:
+    folder = good_release.release / "feed" / "factions"
+    documents = {p.name: json.loads(p.read_text()) for p in folder.glob("*.json")}
+    names = {d["faction"]: sorted(s["name"] for s in d["datasheets"]) for d in documents.values()}
+    assert names["Orks"] == ["Nobz", "Warboss", "Wazdakka Gutsmek"]
+    assert names["World Eaters"] == ["Khorne Berzerkers", "Lord Invocatus", "Lord Invocatus"]
+    invocatus = next(s for s in documents["world-eaters.json"]["datasheets"] if s["datasheet_id"] == "wh:000002623")
+    assert [(p["models"], p["cost"]) for p in invocatus["points"]] == [(1, 110)]
+
+
+def test_quality_results_and_data_docs_are_in_the_release(good_release: Published, good_run: RunResult) -> None:
+    quality = good_release.release / "quality"
+    summary = json.loads((quality / "summary.json").read_text())
+    assert summary["passed"] is True and summary["critical_failures"] == 0
+    assert (quality / "docs" / "index.html").is_file()
+    assert good_run.reports["quality"]["expectations"] == summary["expectations"]
+
+
+def test_no_wall_clock_date_is_written_into_the_release(good_release: Published) -> None:
+    today = date.today()
+    stamps = [today.isoformat(), today.strftime("%Y%m%d"), today.strftime("%d.%m.%Y")]
+    for path in good_release.release.rglob("*"):
+        if path.is_file() and path.suffix in {".json", ".ndjson", ".html", ".css", ".js"}:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert not [s for s in stamps if s in text], path
+
+
+def test_every_source_accounts_for_its_rows(good_release: Published) -> None:
+    sources = pl.read_parquet(good_release.release / "sources.parquet")
+    assert sources.height == 3 + 18
+    unbalanced = sources.filter(pl.col("rows_in") != pl.col("rows_curated") + pl.col("rows_quarantined"))
+    assert unbalanced.is_empty()
+    sheets = sources.row(by_predicate=pl.col("source_id") == "wahapedia_csv:Datasheets.csv", named=True)
+    assert (sheets["rows_in"], sheets["rows_curated"]) == (5, 5)

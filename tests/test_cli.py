@@ -1,0 +1,70 @@
+"""The `dataslate` command's errors: one clear message, exit code 1, no traceback, nothing written.
+
+One test runs the installed console script in a real process (what a user types); the
+others use Typer's runner on the same app in-process, which is much cheaper.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline import config
+from tests.publish.releases import invoke, one_error
+
+DATASLATE = Path(sys.executable).parent / "dataslate"
+
+
+def test_run_with_a_missing_input_fails_in_one_line_from_the_console_script(tmp_path: Path) -> None:
+    missing, out = tmp_path / "no-such-export", tmp_path / "curated"
+    proc = subprocess.run(
+        [str(DATASLATE), "run", "--input", str(missing), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "400", "HOME": str(tmp_path)},
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr.strip() == f"error: {missing}: input path does not exist"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["run", "parse"])
+def test_a_missing_input_is_named_in_the_message(command: str, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.txt"
+    args = ["run", "--input", missing, "--out", tmp_path / "out"] if command == "run" else ["parse", missing]
+    assert f"error: {missing}: input path does not exist" in one_error(invoke(*args))
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_input_of_unknown_format_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "Units.csv").write_text("id|name|\n1|Boyz|\n")
+    message = one_error(invoke("parse", folder))
+    assert f"{folder}: cannot tell the format" in message
+
+
+def test_a_path_that_looks_like_markup_is_printed_as_it_is(tmp_path: Path) -> None:
+    """`[/x]` in a path once crashed Rich's markup parser (a traceback instead of the message)."""
+    missing = tmp_path / "pages[/x]" / "[bold]p.txt"
+    assert f"{missing}: input path does not exist" in one_error(invoke("parse", missing))
+
+
+@pytest.mark.parametrize("command", ["sql", "diff"])
+def test_a_folder_without_a_release_is_refused(command: str, tmp_path: Path) -> None:
+    args = ["sql", "SELECT 1", "--release", tmp_path] if command == "sql" else ["diff", tmp_path, tmp_path]
+    message = one_error(invoke(*args))
+    assert f"{tmp_path}: no release here (expected dataslate.duckdb and manifest.json)" in message
+
+
+def test_parse_prints_counts_per_table_as_json() -> None:
+    result = invoke("parse", config.RAW_PAGES_DIR, "--json")
+    assert result.exit_code == 0, result.output
+    counts = json.loads(result.stdout)
+    assert (counts["datasheets"], counts["weapons"], counts["points"], counts["sources"]) == (3, 12, 3, 3)
