@@ -57,4 +57,4 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
             reports["quality"] = quality_gate(release)
         with stage("publish"):
             counts = write_release(release, version, frames, damage, reports)
-    return RunResult(version, out_dir / version, counts, reports)
+    return RunResult(version, (out_dir / config.LATEST_NAME).resolve(), counts, reports)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline import config
 from pipeline.errors import PublishError, ReleaseNotFoundError
-from pipeline.ids import content_hash
+from pipeline.ids import content_hash, file_sha256
 
 #: Top-level conveniences that always point into the latest release.
 CONVENIENCE_LINKS = (config.DUCKDB_FILENAME, "manifest.json")
@@ -48,7 +48,7 @@ def _fsync_dir(folder: Path) -> None:
 
 @contextmanager
 def staging_release(out_dir: Path, version: str) -> Iterator[Path]:
-    """Yield an empty staging folder; on success move it to `out_dir/version`.
+    """Yield an empty staging folder; on success rename it into place and switch `latest`.
 
     On any exception the staging folder is removed and nothing else changes.
     """
@@ -59,23 +59,31 @@ def staging_release(out_dir: Path, version: str) -> Iterator[Path]:
     try:
         yield staging
         fsync_tree(staging)
-        _move_into_place(staging, out_dir / version)
+        final = _place(staging, out_dir, version)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    switch_latest(out_dir, version)
+    switch_latest(out_dir, final.name)
 
 
-def _move_into_place(staging: Path, final: Path) -> None:
-    """Rename staging to its final name, replacing an older build of the same version."""
-    if final.exists():
-        trash = final.with_name(f".old-{final.name}-{os.getpid()}")
-        os.rename(final, trash)
-        os.rename(staging, final)
-        shutil.rmtree(trash, ignore_errors=True)
-    else:
-        os.rename(staging, final)
-    _fsync_dir(final.parent)
+def _place(staging: Path, out_dir: Path, version: str) -> Path:
+    """Move staging to its release folder; an existing folder is never renamed or removed.
+
+    A folder of the same version with the same manifest is the same release: it is
+    kept and staging dropped. One with another manifest (the code changed, not the
+    inputs) stays too, and the new release is `<version>-<manifest hash>`.
+    """
+    manifest = staging / "manifest.json"
+    digest = file_sha256(str(manifest))[:8] if manifest.is_file() else "nomanifest"
+    for final in (out_dir / version, out_dir / f"{version}-{digest}"):
+        if not final.exists():
+            os.rename(staging, final)
+            _fsync_dir(out_dir)
+            return final
+        if (final / "manifest.json").is_file() and file_sha256(str(final / "manifest.json"))[:8] == digest:
+            shutil.rmtree(staging, ignore_errors=True)
+            return final
+    raise PublishError("release folder exists with other contents", path=out_dir / f"{version}-{digest}")
 
 
 def _atomic_symlink(target: str, link: Path) -> None:

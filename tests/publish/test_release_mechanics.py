@@ -40,10 +40,16 @@ def test_a_failure_while_staging_changes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataslate.duckdb", "latest", "manifest.json", "v1"]
 
 
-def test_rebuilding_a_version_replaces_it(tmp_path: Path) -> None:
+def test_rebuilding_a_version_never_touches_the_existing_folder(tmp_path: Path) -> None:
     _release(tmp_path, "v1", "one")
-    _release(tmp_path, "v1", "again")
-    assert (tmp_path / "v1" / "dataslate.duckdb").read_text() == "again"
+    _release(tmp_path, "v1", "one")  # same manifest: the same release, kept as it is
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dataslate.duckdb", "latest", "manifest.json", "v1"]
+    with staging_release(tmp_path, "v1") as staging:  # other contents: published beside it
+        (staging / "dataslate.duckdb").write_text("again")
+        (staging / "manifest.json").write_text('{"other": 1}')
+    newest = (tmp_path / "latest").resolve()
+    assert newest.name.startswith("v1-") and (newest / "dataslate.duckdb").read_text() == "again"
+    assert (tmp_path / "v1" / "dataslate.duckdb").read_text() == "one"
 
 
 def test_a_real_latest_folder_is_never_replaced(tmp_path: Path) -> None:
