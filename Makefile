@@ -3,11 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-INPUTS ?= raw
+INPUTS ?= raw/pages
 OUT    ?= curated
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck bench parse store quality damage publish clean
+.PHONY: help install run test lint typecheck bench fetch parse quality clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
@@ -34,11 +34,18 @@ lint: $(STAMP) ## ruff + mypy strict on pipeline/ and schemas/
 typecheck: $(STAMP) ## mypy strict only
 	$(BIN)/mypy
 
-parse: $(STAMP) ## Stage: parse the raw inputs and print record counts
+fetch: $(STAMP) ## Stage: download the Wahapedia export into raw/wahapedia/ (network)
+	$(BIN)/dataslate fetch wahapedia --into raw/wahapedia
+
+parse: $(STAMP) ## Stage: parse the inputs (INPUTS=raw/pages) and print record counts
 	$(BIN)/dataslate parse $(INPUTS)
+
+quality: $(STAMP) ## Stage: re-run the quality gates on curated/latest (report in curated-quality/)
+	$(BIN)/dataslate quality --release $(OUT) --report curated-quality
 
 bench: $(STAMP) ## Benchmarks (parse, damage matrix, ...): prints medians
 	$(BIN)/python bench/run.py
 
 clean: ## Remove generated output (curated/ releases, caches)
-	rm -rf curated/* .pytest_cache .mypy_cache .ruff_cache
+	find curated -mindepth 1 ! -name .gitkeep -exec rm -rf {} +
+	rm -rf curated-quality .pytest_cache .mypy_cache .ruff_cache

@@ -143,6 +143,40 @@ def _cell(value: Any) -> str:
 
 
 @app.command()
+def quality(
+    release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
+    report_dir: Annotated[Path | None, typer.Option("--report", help="Write quality/ (summary + Data Docs) here.")]
+    = None,
+) -> None:
+    """Re-run the quality gates on a published release (read-only) and print what failed."""
+    import duckdb
+
+    from pipeline.publish.query import open_release
+    from pipeline.quality import run_quality
+
+    try:
+        con = open_release(release)
+    except PipelineError as exc:
+        raise _fail(exc) from exc
+    try:
+        with _stage("quality gates"):
+            report = run_quality(con, report_dir or Path("."), build_docs=report_dir is not None)
+    except duckdb.Error as exc:
+        raise _fail(exc) from exc
+    finally:
+        con.close()
+    if report_dir is not None:
+        report.write(report_dir)
+    summary = report.to_dict()
+    out.print(f"{summary['expectations']} expectations: {summary['critical_failures']} critical failures, "
+              f"{summary['warnings']} warnings", markup=False)
+    for table, outcome in report.failures("critical") + report.failures("warning"):
+        out.print(f"  [{outcome.severity}] {outcome.describe(table)}", markup=False)
+    if not report.passed:
+        raise typer.Exit(EXIT_QUALITY)
+
+
+@app.command()
 def diff(
     old: Annotated[Path, typer.Argument(help="Older release (or output folder).")],
     new: Annotated[Path, typer.Argument(help="Newer release (or output folder).")],
