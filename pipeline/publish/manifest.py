@@ -7,18 +7,43 @@ import json
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
+from pipeline import config
 from pipeline.ids import file_sha256
 
 
 def file_hashes(release: Path) -> dict[str, str]:
-    """sha256 of every file in the release (but the manifest), by relative path."""
+    """sha256 of every file in the release but the manifest and the DuckDB file, by relative path.
+
+    DuckDB's file layout is not byte-stable from run to run; its contents are
+    hashed table by table instead (`duckdb_contents_sha256`).
+    """
     return {
         str(p.relative_to(release)): file_sha256(str(p))
         for p in sorted(release.rglob("*"))
-        if p.is_file() and p.name != "manifest.json"
+        if p.is_file() and p.name != "manifest.json" and p.suffix != ".duckdb"
     }
+
+
+def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
+    """sha256 of each base table's rows (as text, sorted): equal contents, equal hash."""
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE table_name <> 'damage_matrix' ORDER BY 1"
+        ).fetchall()]
+        hashes = {}
+        for table in tables:
+            row = con.execute(
+                f"SELECT sha256(coalesce(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY CAST(t AS VARCHAR)), ''))"
+                f" FROM {table} t"
+            ).fetchall()
+            hashes[table] = str(row[0][0])
+        return hashes
+    finally:
+        con.close()
 
 
 def build_manifest(
@@ -45,6 +70,7 @@ def build_manifest(
         "quality": quality,
         "reports": reports,
         "files": file_hashes(release),
+        "duckdb_contents_sha256": duckdb_content_hashes(release / config.DUCKDB_FILENAME),
     }
 
 
