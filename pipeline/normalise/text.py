@@ -63,3 +63,30 @@ def parse_inches(text: str | None) -> int | None:
     if not cleaned.isdigit():
         raise ValueError(f"not a distance: {text!r}")
     return int(cleaned)
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def decode_lines_strict(data: bytes) -> tuple[list[str], set[int]]:
+    """A file's lines (BOM removed) and the 1-based numbers of those that are not UTF-8.
+
+    Decoding is strict so a bad byte never becomes U+FFFD in a curated record: a clean
+    file (the usual case) is decoded in one go; otherwise each line on its own, so a bad
+    byte costs its own line only, which comes back with the bytes escaped (`\\xff`) for
+    the quarantine.
+    """
+    data = data.removeprefix(UTF8_BOM)
+    try:
+        return data.decode("utf-8").split("\n"), set()
+    except UnicodeDecodeError:
+        pass
+    texts: list[str] = []
+    undecodable: set[int] = set()
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            texts.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts.append(raw.decode("utf-8", "backslashreplace"))
+            undecodable.add(number)
+    return texts, undecodable

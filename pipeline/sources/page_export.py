@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.sources.page_context import PageContext
 from pipeline.sources.page_glossary import Block, classify, find_blocks, rule_block, split_glossary
-from pipeline.sources.page_lines import Ledger
+from pipeline.sources.page_lines import Ledger, decode_lines
 from pipeline.sources.page_segments import Segments, segment
 from pipeline.sources.page_sheet import (
     emit_datasheet,
@@ -42,6 +42,8 @@ from schemas.records import ModelProfile, QuarantineRow, Record, Source
 FORMAT = "page_export"
 #: Quarantine reason of text left over after a parser bug (the fuzz tests require none).
 INTERNAL_ERROR = "internal parser error"
+#: Quarantine reason of a line that is not valid UTF-8 (its raw text shows the bytes as `\xff`).
+INVALID_UTF8 = "invalid UTF-8"
 
 
 @dataclass(frozen=True)
@@ -73,16 +75,27 @@ def parse(path: Path) -> Iterator[Record]:
 
 
 def parse_page(path: Path) -> PageParse:
-    """Parse one file; undecodable bytes become U+FFFD (kept, never a crash)."""
-    data = path.read_bytes()
-    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    return parse_page_text(
-        text, source_id=f"{FORMAT}:{path.name}", path=str(path), sha256=hashlib.sha256(data).hexdigest()
-    )
+    """Parse one file; a line that is not UTF-8 is quarantined (never kept with U+FFFD)."""
+    return parse_page_bytes(path.read_bytes(), source_id=f"{FORMAT}:{path.name}", path=str(path))
 
 
-def parse_page_text(text: str, *, source_id: str, path: str = "", sha256: str | None = None) -> PageParse:
-    """Parse page-export text (reading the file is all `parse_page` adds)."""
+def parse_page_bytes(data: bytes, *, source_id: str, path: str = "") -> PageParse:
+    """Parse the bytes of a page export: decoded strictly, line by line (`decode_lines`)."""
+    text, undecodable = decode_lines(data)
+    digest = hashlib.sha256(data).hexdigest()
+    return parse_page_text(text, source_id=source_id, path=path, sha256=digest, undecodable=undecodable)
+
+
+def parse_page_text(
+    text: str,
+    *,
+    source_id: str,
+    path: str = "",
+    sha256: str | None = None,
+    undecodable: Mapping[int, str] | None = None,
+) -> PageParse:
+    """Parse page-export text; `undecodable` (line number -> escaped line, blank in `text`)
+    holds the lines that were not UTF-8: they are quarantined, never parsed."""
     ledger = Ledger.from_text(text)
     ctx = PageContext(source_id, ledger)
     try:
@@ -92,6 +105,8 @@ def parse_page_text(text: str, *, source_id: str, path: str = "", sha256: str | 
     failed = any(n.startswith(INTERNAL_ERROR) for n in ctx.notes)
     for frag in ledger.unplaced():
         ctx.quarantine([frag], INTERNAL_ERROR if failed else "not placed by any section", "page")
+    for number, escaped in (undecodable or {}).items():
+        ctx.quarantine([ledger.add_undecodable(number, escaped)], INVALID_UTF8, "page")
     digest = sha256 or hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
     return _finish(ctx, path, digest)
 

@@ -6,6 +6,9 @@ is cut into fragments (exact slices, nothing dropped), and every fragment ends w
 disposition: it went into a `record`, it is page `furniture`, it is a `duplicate` the
 export repeats (doubled weapon rows, doubled TARGET/EFFECT lines), or it is in
 `quarantine`. The ledger is what lets tests prove that no input text is ever lost.
+
+A line that is not valid UTF-8 never reaches the section parsers (`decode_lines` blanks it);
+the ledger takes it back, escaped, once they are done (`add_undecodable`), to be quarantined.
 """
 
 from __future__ import annotations
@@ -15,7 +18,23 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
+from pipeline.normalise.text import decode_lines_strict
+
 Disposition = Literal["record", "furniture", "duplicate", "quarantine"]
+
+
+def decode_lines(data: bytes) -> tuple[str, dict[int, str]]:
+    """A file's text, and its lines that are not UTF-8: 1-based number -> the line, bytes escaped.
+
+    Decoding is strict and per line, so a bad byte costs its own line, never the file, and
+    never becomes a U+FFFD in a published record. Those lines are blank in the text (the
+    other lines keep their numbers); the escaped form shows the bad bytes in the quarantine.
+    """
+    texts, bad = decode_lines_strict(data)
+    undecodable = {n: texts[n - 1].rstrip("\r") for n in sorted(bad)}
+    for number in bad:
+        texts[number - 1] = ""
+    return "\n".join(texts), undecodable
 
 
 @dataclass(eq=False)
@@ -49,6 +68,14 @@ class Ledger:
             if line.strip():
                 ledger._by_line[number] = [Fragment(number, line.strip())]
         return ledger
+
+    def add_undecodable(self, number: int, escaped: str) -> Fragment:
+        """Take back a line `decode_lines` blanked (`escaped` is its text): one fragment, so the
+        line is counted in `rows_in` and can be quarantined like any other."""
+        self.lines[number - 1] = escaped
+        frag = Fragment(number, escaped.strip())
+        self._by_line[number] = [frag]
+        return frag
 
     def fragments(self) -> list[Fragment]:
         """All fragments in input order."""

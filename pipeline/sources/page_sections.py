@@ -10,6 +10,8 @@ Judgement calls (the README repeats them):
   ability of kind `special` named by the heading, its lines (named options, bullets) kept
   as its text; a heading with no lines (`WAAAGH! WAZDAKKA`) is still a `special` ability,
   with no text. This matches how the Wahapedia export stores such sections.
+- UNIT COMPOSITION: a `|` row is a points row; one that is not `| N model(s) | cost |` is
+  quarantined, never kept as a composition line.
 - DAMAGED -> ability kind `damaged` named `Damaged`, parameter the wound range; LEADER ->
   ability kind `leader` and `Datasheet.leader_text` (the page lists no attachable units).
 """
@@ -32,6 +34,8 @@ _NAMED = re.compile(r"^(?P<name>[^:.]{1,60}?):\s+(?P<text>.+)$")
 _COMPOSITION = re.compile(
     r"^(?P<count>\d+)(?:\s*-\s*(?P<max>\d+))?\s+(?P<name>.+?)(?:\s+[–—-]\s+(?P<note>.+))?$"
 )
+#: Quarantine reason of a points table row that is not `| N model(s) | cost |` (`| 1 model | 9x0 |`).
+MALFORMED_POINTS = "malformed points row (expected | N models | cost |)"
 _DAMAGED = re.compile(r"^DAMAGED:\s*(?P<range>\d+\s*-\s*\d+)?", re.IGNORECASE)
 
 
@@ -140,6 +144,9 @@ def parse_composition(frags: list[Fragment], ctx: PageContext, info: SheetInfo) 
         points = POINTS_RE.match(frag.text)
         if points:
             _points(frag, points, ctx, info)
+            continue
+        if "|" in frag.text:  # a table row is a points row: never read it as a model line
+            ctx.quarantine([frag], MALFORMED_POINTS, "composition")
             continue
         position += 1
         bullet = BULLET_RE.match(frag.text)

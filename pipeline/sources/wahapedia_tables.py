@@ -3,7 +3,8 @@
 The export is 18 pipe-delimited files: UTF-8 with a byte-order mark, a header
 row, a trailing `|` on every line, and no quoting at all (a `"` is an inch mark,
 never a quote), so the csv module's quoting rules would corrupt it. A line whose
-field count does not match its header is never guessed at: it is quarantined.
+field count does not match its header, that lacks its trailing `|` (a file cut inside
+its last field) or that is not valid UTF-8 is never guessed at: it is quarantined.
 
 Each file gets a `Ledger` that counts curated and quarantined rows, so the
 parser can prove `rows_in == rows_curated + rows_quarantined` per file.
@@ -18,12 +19,18 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from pipeline.ids import file_sha256
+from pipeline.normalise.text import decode_lines_strict
 from schemas.records import QuarantineRow, Record, Source
 
 FORMAT = "wahapedia_csv"
 STAGE = "parse"
 DELIMITER = "|"
 MAX_RAW = 2000
+
+
+INVALID_UTF8 = "csv: invalid UTF-8"
+TRUNCATED = "csv: truncated row (no trailing |)"
+WRONG_FIELD_COUNT = "csv: wrong field count"
 
 #: Columns each table must have (others are ignored); a missing one rejects the file.
 REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -113,16 +120,24 @@ class Table:
 
 
 def _split(line: str, width: int) -> list[str] | None:
-    """Fields of a line with `width` columns, or None if the count is wrong.
-
-    Every line ends with `|`; a line without it is accepted when the count fits.
-    """
+    """Fields of a line with `width` columns and its trailing `|`, or None (see `_rejection`)."""
     parts = line.split(DELIMITER)
     if len(parts) == width + 1 and parts[-1].strip() == "":
         return parts[:-1]
-    if len(parts) == width:
-        return parts
     return None
+
+
+def _rejection(line: str, width: int, missing: list[str], undecodable: bool) -> str:
+    """Why a line was refused. Every line of the export ends with `|`, so a line with the
+    header's field count but no trailing `|` was cut inside its last field (`360` -> `3`):
+    its last value cannot be trusted, so it is quarantined, never curated."""
+    if undecodable:
+        return INVALID_UTF8
+    if missing:
+        return f"csv: missing column {missing[0]}"
+    if line.count(DELIMITER) == width - 1:
+        return TRUNCATED
+    return WRONG_FIELD_COUNT
 
 
 def _header(text: str) -> list[str]:
@@ -132,10 +147,16 @@ def _header(text: str) -> list[str]:
     return [p.strip() for p in parts]
 
 
-def _lines(path: Path) -> list[tuple[int, str]]:
-    """Non-blank lines with 1-based numbers; BOM removed, undecodable bytes replaced."""
-    text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    return [(n, line.rstrip("\r")) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+def _lines(path: Path) -> tuple[list[tuple[int, str]], set[int]]:
+    """Non-blank lines with 1-based numbers (BOM removed), and the numbers of those not in UTF-8.
+
+    Decoding is strict: a bad byte must not become U+FFFD in a curated row. A clean file
+    (the usual case) is decoded in one go; otherwise each line on its own, so a bad byte
+    costs its line only, which comes back with the bytes escaped (`\\xff`) for the quarantine.
+    """
+    texts, undecodable = decode_lines_strict(path.read_bytes())
+    lines = [(n, line.rstrip("\r")) for n, line in enumerate(texts, start=1) if line.strip()]
+    return lines, undecodable
 
 
 def read_table(folder: Path, file_name: str) -> tuple[Table, list[QuarantineRow]]:
@@ -145,20 +166,29 @@ def read_table(folder: Path, file_name: str) -> tuple[Table, list[QuarantineRow]
     if not path.is_file():
         table.present = False
         return table, []
-    lines = _lines(path)
+    lines, undecodable = _lines(path)
     header = _header(lines[0][1]) if lines else []
-    index = {column: position for position, column in enumerate(header)}
-    missing = [c for c in REQUIRED_COLUMNS.get(file_name, ()) if c not in index]
-    rejected: list[QuarantineRow] = []
     table.ledger.rows_in = max(len(lines) - 1, 0)
-    for number, line in lines[1:]:
-        fields = None if missing else _split(line, len(header))
+    return table, _sort_rows(table, header, lines[1:], undecodable)
+
+
+def _sort_rows(
+    table: Table, header: list[str], lines: list[tuple[int, str]], undecodable: set[int]
+) -> list[QuarantineRow]:
+    """Rows of the right shape go to `table.rows`; the others are quarantined and returned."""
+    index = {column: position for position, column in enumerate(header)}
+    missing = [c for c in REQUIRED_COLUMNS.get(table.ledger.file_name, ()) if c not in index]
+    width = len(header)
+    rejected: list[QuarantineRow] = []
+    for number, line in lines:
+        bad = number in undecodable
+        fields = None if missing or bad else _split(line, width)
         if fields is None:
-            reason = f"csv: missing column {missing[0]}" if missing else "csv: wrong field count"
+            reason = _rejection(line, width, missing, bad)
             rejected.append(table.ledger.quarantine(number, reason, line))
         else:
             table.rows.append(Row(number, line, fields, index))
-    return table, rejected
+    return rejected
 
 
 def missing_file_record(file_name: str) -> QuarantineRow:

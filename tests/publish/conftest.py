@@ -85,8 +85,8 @@ def _break_wahapedia(folder: Path) -> dict[str, Breakage]:
         ),
         "orphan_weapon": Breakage(_wh("Datasheets_wargear.csv"), orphan, "weapons: unknown datasheet"),
         "truncated": Breakage(_wh("Datasheets_wargear.csv"), cut, "csv: wrong field count"),
-        "bad_utf8_number": Breakage(_wh("Datasheets_models_cost.csv"), cost_bytes, "points: cost not an integer"),
-        "truncated_in_last_field": Breakage(_wh("Datasheets_models_cost.csv"), cost_cut, ""),
+        "bad_utf8_number": Breakage(_wh("Datasheets_models_cost.csv"), cost_bytes, "csv: invalid UTF-8"),
+        "truncated_in_last_field": Breakage(_wh("Datasheets_models_cost.csv"), cost_cut, "csv: truncated row"),
         "bad_utf8_text": Breakage(_wh("Datasheets_wargear.csv"), text_bytes, "UTF-8"),
         "page_ap": Breakage("page_export:900_broken_page.txt", 5, "ap: Input should be less than or equal to 0"),
         "page_cut": Breakage(

@@ -3,6 +3,8 @@ one is refused with exactly the breaks reported, and GX stays well-behaved."""
 
 from __future__ import annotations
 
+import json
+
 import re
 import subprocess
 import sys
@@ -117,7 +119,10 @@ def test_broken_store_fails_with_one_clear_message(broken_gate: tuple[str, Path]
         "model_profiles: expect_column_values_to_be_between(toughness in [1, 20]) failed on 1 of 2 rows"
         in message
     )
-    assert message.endswith("; and 2 more")
+    assert "; and 2 more (full report: " in message
+    kept = Path(message.rsplit("(full report: ", 1)[1].rstrip(")"))
+    assert kept.is_file() and not str(kept).startswith(str(release))
+    assert json.loads(kept.read_text(encoding="utf-8"))["critical_failures"] == 7
     assert not (release / "quality" / "docs").exists()
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.sources.page_export import PageParse, parse_page, parse_page_text
+from pipeline.sources.page_export import INVALID_UTF8, PageParse, parse_page, parse_page_text
+from pipeline.sources.page_sections import MALFORMED_POINTS
 from pipeline.sources.page_weapons import ability_vocabulary, split_weapon_name
 from tests.conftest import WAZDAKKA
 
@@ -97,6 +98,30 @@ def test_broken_stratagems_and_glossary() -> None:
     assert "UNIT COMPOSITION names no model: no model profile" in result.report.notes
 
 
+def test_malformed_points_rows_are_quarantined_not_read_as_composition() -> None:
+    result = parse_page(FIXTURES / "broken_points.txt")
+    assert_accounted(result)
+    assert quarantine(result) == {7: MALFORMED_POINTS, 9: MALFORMED_POINTS}  # `| 5 models | 9x0 |`, `| 1 model |`
+    assert [(p.models, p.cost, p.line) for p in table(result, "points")] == [(10, 180, 8)]
+    assert [c.text for c in table(result, "unit_composition")] == ["1 Test Sergeant", "4-9 Test Marines"]
+    assert {p.unit_size for p in table(result, "model_profiles")} == {10}
+
+
+def test_lines_that_are_not_utf8_are_quarantined_with_their_bytes_shown() -> None:
+    result = parse_page(FIXTURES / "not_utf8.txt")  # starts with a BOM; line 4 ends in CRLF
+    assert_accounted(result)
+    rows = {r.line: r for r in table(result, "quarantine")}
+    assert {line: r.reason for line, r in rows.items()} == {4: INVALID_UTF8, 9: INVALID_UTF8}
+    assert rows[4].raw == '| Bolt r\\xff\\xfeifle | 24" | 2 | 3+ | 4 | -1 | 1 | |'
+    assert rows[9].raw == "| 1 model | 8\\xc30 |"
+    assert [w.name for w in table(result, "weapons")] == ["Boltgun", "Power sword"]
+    assert table(result, "points") == []
+    assert (result.source.rows_in, result.source.rows_quarantined) == (12, 2)
+    assert [r for r in result.records if "\ufffd" in r.model_dump_json()] == []
+    (datasheet,) = table(result, "datasheets")
+    assert (datasheet.faction, datasheet.name) == ("Space Marines", "Test Captain")  # no BOM in the faction
+
+
 def test_garbage_bytes_never_crash() -> None:
     data = bytes(range(256)) * 3 + b"\n\xff\xfe| | |\n\x00\x00\nORKS\n1CP\n"
     result = parse_page_text(data.decode("utf-8", errors="replace"), source_id="page_export:garbage.txt")
@@ -112,6 +137,7 @@ def test_undecodable_file(tmp_path: Path) -> None:
     path.write_bytes("Orks – Wazdakka Gutsmek\nKEYWORDS: MOUNTED\n".encode("utf-16"))
     result = parse_page(path)
     assert_accounted(result)
+    assert quarantine(result)[1] == INVALID_UTF8  # UTF-16's byte-order mark is not UTF-8
 
 
 @pytest.mark.parametrize("text", ["", "\n\n  \n", "Orks – Nobody"])

@@ -1,6 +1,7 @@
 """Fuzz: mutated and truncated copies of the seeds never crash the parser and never lose
 text — every non-empty line is accounted for (record, furniture, duplicate or quarantine)
-and the fragments of every line join back to the line."""
+and the fragments of every line join back to the line. Bytes that are not UTF-8 cost
+exactly their own line, quarantined with the bytes escaped."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.sources.page_export import INTERNAL_ERROR, PageParse, parse_page_text
+from pipeline.sources.page_export import INTERNAL_ERROR, INVALID_UTF8, PageParse, parse_page_bytes, parse_page_text
+from schemas.records import QuarantineRow
 from tests.conftest import AVENGER, INVOCATUS, WAZDAKKA
 
 SEED_TEXTS = {p.name: p.read_text(encoding="utf-8") for p in (WAZDAKKA, AVENGER, INVOCATUS)}
@@ -85,3 +87,38 @@ def test_mutated_seeds_never_crash_nor_lose_text(text: str) -> None:
 @given(truncated_page())
 def test_truncated_seeds_never_crash_nor_lose_text(text: str) -> None:
     assert_nothing_lost(text, parse_page_text(text, source_id="page_export:fuzz.txt"))
+
+
+#: Byte runs no UTF-8 text can hold wherever they are inserted (a stray continuation byte,
+#: bytes never used, an overlong `/`, an encoded surrogate).
+NOT_UTF8 = st.sampled_from([b"\x80", b"\xff", b"\xfe", b"\xc0\xaf", b"\xed\xa0\x80"])
+
+
+@st.composite
+def page_with_bad_bytes(draw: st.DrawFn) -> tuple[bytes, set[int]]:
+    """A mutated seed with bytes that are not UTF-8 put into some of its non-empty lines
+    (possibly inside a character); returns the bytes and the 1-based numbers of those lines."""
+    lines = [line.encode("utf-8") for line in draw(mutated_page()).split("\n")]
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    damaged: set[int] = set()
+    for _ in range(draw(st.integers(1, 4)) if filled else 0):
+        i = draw(st.sampled_from(filled))
+        at = draw(st.integers(0, len(lines[i])))
+        lines[i] = lines[i][:at] + draw(NOT_UTF8) + lines[i][at:]
+        damaged.add(i + 1)
+    return b"\n".join(lines), damaged
+
+
+@FUZZ
+@given(page_with_bad_bytes())
+def test_bytes_that_are_not_utf8_quarantine_their_line_only(page: tuple[bytes, set[int]]) -> None:
+    data, damaged = page
+    result = parse_page_bytes(data, source_id="page_export:fuzz.txt")
+    assert_nothing_lost(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "backslashreplace"), result)
+    rows = [r for r in result.records if isinstance(r, QuarantineRow) and r.reason == INVALID_UTF8]
+    assert {r.line for r in rows} == damaged
+    lines = data.split(b"\n")
+    for row in rows:
+        assert row.raw == lines[(row.line or 0) - 1].decode("utf-8", "backslashreplace").strip()
+    placed = {getattr(r, "line", None) for r in result.records if not isinstance(r, QuarantineRow)}
+    assert not placed & damaged

@@ -397,14 +397,16 @@ def test_restrictions_are_split_out(export: Export) -> None:
         ("Datasheets_wargear.csv", 7, "weapons: unknown weapon type"),
         ("Datasheets_wargear.csv", 8, "weapons: attacks not a dice expression"),
         ("Datasheets_keywords.csv", 4, "keywords: duplicate key"),
+        ("Datasheets_keywords.csv", 7, "csv: truncated row (no trailing |)"),  # complete-looking, but cut?
         ("Datasheets_keywords.csv", 5, "keywords: empty keyword"),
         ("Datasheets_keywords.csv", 9, "keywords: is_faction_keyword not true/false"),
         ("Datasheets_models_cost.csv", 5, "points: add-on cost for optional models"),
         ("Datasheets_models_cost.csv", 6, "points: no model count in description"),
+        ("Datasheets_models_cost.csv", 7, "csv: truncated row (no trailing |)"),  # file cut: `...|3`
         ("Datasheets_abilities.csv", 4, "abilities: unknown type label"),
         ("Datasheets_abilities.csv", 5, "abilities: unknown shared ability"),
         ("Datasheets_leader.csv", 3, "leaders: duplicate key"),
-        ("Datasheets_leader.csv", 4, "leaders: unknown datasheet"),  # undecodable byte in the id
+        ("Datasheets_leader.csv", 4, "csv: invalid UTF-8"),  # undecodable byte in the id
         ("Datasheets_stratagems.csv", 3, "datasheet_stratagems: unknown stratagem"),  # its stratagem was bad
         ("Stratagems.csv", 3, "stratagems: cp not an integer"),
         ("Factions.csv", 3, "factions: duplicate key"),
@@ -440,7 +442,7 @@ def test_broken_export_still_curates_the_good_rows(broken: Export) -> None:
     assert (captain.toughness, captain.invuln, captain.invuln_condition) == (4, 4, "ranged")
     assert (captain.fnp, captain.damage_reduction, captain.unit_size) == (5, 1, 1)
     sergeant = broken.profiles["wh:000000002:1"]
-    assert sergeant.keywords == ["SERGEANT", "INFANTRY"]  # a line without its trailing `|`
+    assert sergeant.keywords == ["SERGEANT"]  # INFANTRY's line lacks its trailing `|`: quarantined
     assert sergeant.unit_size == 5
     pistol = broken.weapons["wh:000000001:ranged:bolt-pistol"]  # trailing space in the name
     assert (pistol.skill, pistol.ap, pistol.abilities) == (3, 0, ["pistol", "sustained hits d3"])
@@ -448,6 +450,19 @@ def test_broken_export_still_curates_the_good_rows(broken: Export) -> None:
         "wh:000000001:melee:test-blade", "wh:000000001:ranged:test-blade",
     ]  # fmt: skip
     assert broken.of(Datasheet)[1].source_date is None  # publication without a readable errata date
+
+
+def test_an_undecodable_line_is_quarantined_with_its_bytes_shown(broken: Export) -> None:
+    row = broken.quarantined("Datasheets_leader.csv", 4)
+    assert row.raw == "000000001|0000000\\xff2|"  # the byte 0xFF, escaped
+    published = [r.model_dump_json() for r in broken.records if not isinstance(r, QuarantineRow)]
+    assert [r for r in published if "\\ufffd" in r or "\ufffd" in r] == []
+
+
+def test_a_file_cut_inside_its_last_field_publishes_no_cut_value(broken: Export) -> None:
+    assert broken.quarantined("Datasheets_models_cost.csv", 7).raw == "000000002|5|20 models|3"
+    points = [(p.models, p.cost) for p in broken.on(Points, "wh:000000002")]
+    assert points == [(5, 90), (10, 170)]
 
 
 def test_shared_ability_html_is_cleaned(broken: Export) -> None:
@@ -482,7 +497,7 @@ _CELL = st.one_of(
     st.sampled_from(
         ["", "-", "N/A", "3+", "4*", '20+"', "-0", "D6 ", "2D6", "Melee", "Ranged", "<b>x</b>", "0"]
     ),
-    st.text(alphabet=st.characters(blacklist_characters="|\n\r"), max_size=6),
+    st.text(alphabet=st.characters(blacklist_characters="|\n\r", blacklist_categories=["Cs"]), max_size=6),
 )
 _LINE = st.lists(_CELL, min_size=10, max_size=15).map(lambda cells: "000000001|" + "|".join(cells) + "|")
 
@@ -503,3 +518,36 @@ def test_random_statline_and_weapon_rows_never_crash_and_are_accounted(
         source = result.sources[f"wahapedia_csv:{name}"]
         assert source.rows_in == len([r for r in rows if r.strip()])
         assert source.rows_in == source.rows_curated + source.rows_quarantined
+
+
+#: Byte runs no UTF-8 text can hold wherever they are inserted (a stray continuation byte,
+#: bytes never used, an overlong `/`, an encoded surrogate).
+_NOT_UTF8 = st.sampled_from([b"\x80", b"\xff", b"\xfe", b"\xc0\xaf", b"\xed\xa0\x80"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    weapons=st.lists(_LINE, min_size=1, max_size=6),
+    damage=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 200), _NOT_UTF8), min_size=1, max_size=3),
+)
+def test_rows_that_are_not_utf8_are_quarantined_never_curated(
+    weapons: list[str], damage: list[tuple[int, int, bytes]]
+) -> None:
+    rows = [w.encode("utf-8") for w in weapons]
+    for index, at, bad in damage:
+        row = rows[index % len(rows)]
+        rows[index % len(rows)] = row[:at] + bad + row[at:]  # may split a character: still not UTF-8
+    damaged = {index % len(rows) + 2 for index, _, _ in damage}  # 1-based lines, after the header
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("Factions.csv", "Datasheets.csv"):
+            shutil.copy(BROKEN / name, Path(folder) / name)
+        header = (BROKEN / "Datasheets_wargear.csv").read_bytes().split(b"\n")[0]
+        (Path(folder) / "Datasheets_wargear.csv").write_bytes(b"\n".join([header, *rows]) + b"\n")
+        result = Export(list(parse(Path(folder))))
+    source = result.sources["wahapedia_csv:Datasheets_wargear.csv"]
+    assert source.rows_in == len(rows) == source.rows_curated + source.rows_quarantined
+    quarantined = {q.line: q for q in result.quarantine if q.table == "Datasheets_wargear.csv"}
+    for line in damaged:
+        assert quarantined[line].reason == "csv: invalid UTF-8"
+        assert quarantined[line].raw == rows[line - 2].decode("utf-8", "backslashreplace")
+    assert [w for w in result.weapons.values() if w.line in damaged] == []
