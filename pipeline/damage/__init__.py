@@ -46,8 +46,17 @@ Rules this package had to decide (the rules file leaves them open):
   Ignores Cover, and not to Sv 3+ or better against AP 0.
 - Rows are ordered by distinct weapon profile, weapon_id, then distinct
   defensive profile, profile_id: deterministic, and equal cells are adjacent so
-  Parquet compresses them. weapon_id / profile_id / scenario are Polars
-  Categoricals (strings to DuckDB and Parquet readers).
+  Parquet compresses them. weapon_id / profile_id / scenario are Polars Enums
+  with sorted categories (sorting sorts the strings; DuckDB and Parquet readers
+  see VARCHAR): 4 bytes per cell instead of a string.
+
+How it stays fast (≈ 11.5 M cells per scenario on the Wahapedia export): weapons
+are deduped to distinct profiles (`profiles.py`), each scenario is folded into an
+effective weapon profile so a weapon unaffected by a scenario is not recomputed
+(`effective.py`), weapons without Blast or Anti are crossed with defensive
+profiles deduped on the columns they read only, the engine runs on those pairs
+(`engine.py`), and the results are laid out per effective weapon against every
+target so that a scenario's matrix is one row copy per weapon (`expand.py`).
 """
 
 from pipeline.damage.inputs import (

@@ -137,6 +137,8 @@ def complete_abilities(weapons: pl.DataFrame, weapon_abilities: pl.DataFrame) ->
     must not make the engine ignore those abilities. Returns the rows and how many
     weapons needed the fallback.
     """
+    if "abilities" not in weapons.columns:
+        return weapon_abilities, 0
     covered = weapon_abilities["weapon_id"].unique().implode()
     missing = weapons.filter(~pl.col("weapon_id").is_in(covered), pl.col("abilities").list.len() > 0)
     if missing.is_empty():

@@ -1,21 +1,21 @@
 """The attack sequence of DAMAGE_RULES.md as Polars expressions.
 
-Evaluated on the cross product distinct weapon profile × distinct defensive
-profile × scenario; every expression is one step of the sequence and reads the
-columns the steps before it produced. All values are expectations per model
+Evaluated on the cross product of distinct effective weapon profiles (the
+scenario folded in, `effective.py`) and distinct defensive profiles; every
+expression is one step of the sequence and reads the columns the steps before it
+produced. All values are expectations per model
 using the weapon once. Probabilities of a D6 roll of `need`+ are (7 - need) / 6.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from pipeline.damage.dice_tables import DamageDice, DamageTarget, damage_table
-from pipeline.damage.profiles import TargetProfiles, WeaponProfiles
-from pipeline.damage.scenarios import Scenario, scenarios_frame
 
 OUTPUTS: tuple[str, ...] = (
     "attacks", "hits", "wounds", "mortal_wounds", "unsaved", "damage", "damage_capped",
@@ -38,24 +38,14 @@ def _p(need: pl.Expr) -> pl.Expr:
 
 
 def attack_steps() -> list[pl.Expr]:
-    """Step 1 and the visibility rule: can the weapon shoot, how many attacks."""
-    cannot = _c("ranged") & ~_c("target_visible") & (~_c("indirect_fire") | _c("auto_hit"))
-    bonus = _c("blast").cast(pl.Float64) * _c("blast_bonus") + _c("half_range") * _c("rapid_fire")
-    return [
-        (~cannot).alias("can_attack"),
-        (_c("ranged") & _c("indirect_fire") & ~_c("target_visible")).alias("unseen"),
-        pl.when(cannot).then(0.0).otherwise(_c("attacks_mean") + bonus).alias("attacks"),
-    ]
+    """Step 1: the weapon's attacks (Rapid Fire already folded in) plus Blast's bonus."""
+    return [(_c("base_attacks") + _c("blast").cast(pl.Float64) * _c("blast_bonus")).alias("attacks")]
 
 
 def hit_steps() -> list[pl.Expr]:
     """Step 2: hit probability with clamped modifiers, Critical Hits, Sustained and Lethal Hits."""
-    modifier = (
-        (_c("heavy") & _c("stationary")).cast(pl.Int64)
-        - (_c("stealth") & _c("ranged")).cast(pl.Int64)
-        - _c("unseen").cast(pl.Int64)
-    )
-    lowest = pl.when(_c("unseen")).then(4).otherwise(2)
+    modifier = _c("hit_bonus") - (_c("stealth") & _c("ranged")).cast(pl.Int64)
+    lowest = pl.when(_c("unseen")).then(4).otherwise(2)  # Indirect Fire: unmodified 1-3 fail
     need = _clip(_c("skill") - _clip(modifier, -1, 1), lowest, 6)
     p_hit = pl.when(_c("auto_hit")).then(1.0).otherwise(_p(need))
     p_crit = pl.when(_c("auto_hit")).then(0.0).otherwise(1.0 / 6.0)
@@ -71,7 +61,7 @@ def _wound_need() -> pl.Expr:
         pl.when(s >= 2 * t).then(2).when(s > t).then(3).when(s == t).then(4)
         .when(2 * s <= t).then(6).otherwise(5)
     )  # fmt: skip
-    return _clip(table - (_c("lance") & _c("charged")).cast(pl.Int64), 2, 6)
+    return _clip(table - _c("wound_bonus"), 2, 6)
 
 
 def _critical_wound_need(anti_keywords: Sequence[str]) -> pl.Expr:
@@ -94,10 +84,7 @@ def wound_steps(anti_keywords: Sequence[str]) -> list[pl.Expr]:
 
 def save_steps() -> list[pl.Expr]:
     """Steps 4-5: Devastating Wounds skip the save; the rest face the best applicable save."""
-    cover = (
-        (_c("cover") | _c("unseen")) & _c("ranged") & ~_c("ignores_cover")
-        & ~((_c("save") <= 3) & (_c("ap") == 0))
-    )  # fmt: skip
+    cover = _c("cover") & ~((_c("save") <= 3) & (_c("ap") == 0))
     armour = _clip(_c("save") - _c("ap") - cover.cast(pl.Int64), 2, 7)
     invuln_applies = pl.when(_c("ranged")).then(_c("inv_ranged")).otherwise(_c("inv_melee"))
     need = pl.min_horizontal(armour, pl.when(invuln_applies).then(_c("invuln")).otherwise(7))
@@ -110,8 +97,7 @@ def save_steps() -> list[pl.Expr]:
 
 def damage_steps(table: pl.DataFrame, target_keys: int) -> list[pl.Expr]:
     """Steps 6-7: per-attack damage expectations looked up in the dice table."""
-    weapon_key = pl.when(_c("half_range")).then(_c("dk_melta")).otherwise(_c("dk_plain"))
-    index = weapon_key * target_keys + _c("dk_target")
+    index = _c("dk_weapon") * target_keys + _c("dk_target")
 
     def lookup(name: str) -> pl.Expr:
         return pl.lit(table[name]).gather(index)
@@ -121,57 +107,65 @@ def damage_steps(table: pl.DataFrame, target_keys: int) -> list[pl.Expr]:
         (_c("devastating") * lookup("mean")).alias("mortal_wounds"),
         (attacks_damaged * lookup("after_fnp")).alias("damage"),
         (attacks_damaged * lookup("capped")).alias("damage_capped"),
-        pl.when(_c("hazardous") & _c("can_attack")).then(HAZARDOUS_MORTALS).otherwise(0.0)
-        .alias("self_mortal_wounds"),
-    ]  # fmt: skip
+        pl.when(_c("hazardous")).then(HAZARDOUS_MORTALS).otherwise(0.0).alias("self_mortal_wounds"),
+    ]
 
 
-_PLAIN = ["dmg_n", "dmg_sides", "dmg_plus"]
-_MELTA = [*_PLAIN, "mel_n", "mel_sides", "mel_plus"]
-_TARGET = ["reduction", "fnp", "wounds"]
+_WEAPON_DICE = ["dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus"]
+_TARGET_DICE = ["reduction", "fnp", "wounds"]
 
 
-def _damage_keys(
-    weapons: pl.DataFrame, targets: pl.DataFrame
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Number the distinct damage dice (with and without Melta) and target damage stats.
+@dataclass(frozen=True)
+class DamageKeys:
+    """Dense dice table (row dk_weapon * n_targets + dk_target) and the key of each dice row."""
 
-    Returns the profiles with `dk_plain` / `dk_melta` / `dk_target` columns and the
-    flattened dense table, row `dk_weapon * n_target_keys + dk_target`.
-    """
-    plain: list[DamageDice] = [(*r, 0, 0, 0) for r in weapons.select(_PLAIN).iter_rows()]
-    melta: list[DamageDice] = list(weapons.select(_MELTA).iter_rows())
-    on_target: list[DamageTarget] = list(targets.select(_TARGET).iter_rows())
-    weapon_keys = sorted(set(plain) | set(melta))
-    target_keys = sorted(set(on_target))
-    w_index = {k: i for i, k in enumerate(weapon_keys)}
-    t_index = {k: i for i, k in enumerate(target_keys)}
-    weapons = weapons.with_columns(
-        pl.Series("dk_plain", [w_index[k] for k in plain], dtype=pl.Int64),
-        pl.Series("dk_melta", [w_index[k] for k in melta], dtype=pl.Int64),
-    )
-    targets = targets.with_columns(pl.Series("dk_target", [t_index[k] for k in on_target], dtype=pl.Int64))
+    table: pl.DataFrame
+    weapon: dict[DamageDice, int]
+    target: dict[DamageTarget, int]
+
+    def weapon_column(self, frame: pl.DataFrame) -> pl.Series:
+        rows = frame.select(_WEAPON_DICE).iter_rows()
+        return pl.Series("dk_weapon", [self.weapon[r] for r in rows], dtype=pl.Int64)
+
+    def target_column(self, frame: pl.DataFrame) -> pl.Series:
+        rows = frame.select(_TARGET_DICE).iter_rows()
+        return pl.Series("dk_target", [self.target[r] for r in rows], dtype=pl.Int64)
+
+
+def damage_keys(weapons: Sequence[pl.DataFrame], targets: pl.DataFrame) -> DamageKeys:
+    """Number every distinct (Damage, Melta) dice pair and (reduction, FNP, W) triple; tabulate them."""
+    weapon_keys: list[DamageDice] = sorted({r for w in weapons for r in w.select(_WEAPON_DICE).iter_rows()})
+    target_keys: list[DamageTarget] = sorted(set(targets.select(_TARGET_DICE).iter_rows()))
     dense = damage_table(weapon_keys, target_keys)
     table = pl.DataFrame({name: np.ravel(getattr(dense, name)) for name in ("mean", "after_fnp", "capped")})
-    return weapons, targets, table
+    return DamageKeys(table, {k: i for i, k in enumerate(weapon_keys)}, {k: i for i, k in enumerate(target_keys)})
+
+
+def distinct_plan(
+    weapons: pl.DataFrame, targets: pl.DataFrame, anti_keywords: Sequence[str], keys: DamageKeys
+) -> pl.LazyFrame:
+    """The query: ekey, tkey and the outputs for every (effective weapon, defensive profile) pair.
+
+    Rows come weapon-major in the frames' order (`maintain_order="left_right"`).
+    """
+    weapons = weapons.with_columns(keys.weapon_column(weapons))
+    targets = targets.with_columns(keys.target_column(targets))
+    if "blast_bonus" not in targets.columns:
+        targets = targets.with_columns(pl.lit(0).alias("blast_bonus"))
+    return (
+        weapons.lazy()
+        .join(targets.lazy(), how="cross", maintain_order="left_right")
+        .with_columns(attack_steps())
+        .with_columns(hit_steps())
+        .with_columns(wound_steps(anti_keywords))
+        .with_columns(save_steps())
+        .with_columns(damage_steps(keys.table, max(1, len(keys.target))))
+        .select("ekey", "tkey", *OUTPUTS)
+    )
 
 
 def distinct_results(
-    weapons: WeaponProfiles, targets: TargetProfiles, scenarios: Sequence[Scenario]
+    weapons: pl.DataFrame, targets: pl.DataFrame, anti_keywords: Sequence[str], keys: DamageKeys
 ) -> pl.DataFrame:
-    """scenario_idx, wkey, tkey and the outputs for every distinct pair under every scenario."""
-    w, t, table = _damage_keys(weapons.profiles, targets.profiles)
-    target_keys = max(1, t.select(_TARGET).n_unique()) if t.height else 1
-    anti = weapons.abilities.anti_keywords
-    frame = (
-        scenarios_frame(scenarios).lazy()
-        .join(w.lazy(), how="cross")
-        .join(t.lazy(), how="cross")
-        .with_columns(attack_steps())
-        .with_columns(hit_steps())
-        .with_columns(wound_steps(anti))
-        .with_columns(save_steps())
-        .with_columns(damage_steps(table, target_keys))
-        .select("scenario_idx", "wkey", "tkey", *OUTPUTS)
-    )  # fmt: skip
-    return frame.collect()
+    """`distinct_plan` collected."""
+    return distinct_plan(weapons, targets, anti_keywords, keys).collect()

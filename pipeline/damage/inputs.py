@@ -78,9 +78,7 @@ def typed_abilities(weapon: Weapon) -> list[WeaponAbility]:
 def weapon_abilities_frame(weapons: Iterable[Weapon]) -> pl.DataFrame:
     """`weapon_abilities` table rows (WeaponAbility.row() + weapon_id)."""
     rows = [
-        {**ability.row(), "weapon_id": weapon.weapon_id}
-        for weapon in weapons
-        for ability in typed_abilities(weapon)
+        {**ability.row(), "weapon_id": weapon.weapon_id} for weapon in weapons for ability in typed_abilities(weapon)
     ]
     return _frame(rows, WEAPON_ABILITY_SCHEMA)
 

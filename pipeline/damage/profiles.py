@@ -24,11 +24,13 @@ WEAPON_KEY: tuple[str, ...] = (
     "lance", "mel_n", "mel_sides", "mel_plus", "ignores_cover", "indirect_fire", "hazardous",
 )  # fmt: skip
 
-#: Target columns of a distinct defensive profile (plus one `has_<KEYWORD>` per anti keyword).
-TARGET_KEY: tuple[str, ...] = (
-    "toughness", "save", "invuln", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction",
-    "blast_bonus", "stealth",
+#: Target columns every weapon needs (the key of a "base" defensive profile).
+TARGET_BASE_KEY: tuple[str, ...] = (
+    "toughness", "save", "invuln", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction", "stealth",
 )  # fmt: skip
+
+#: Plus the columns only Blast and Anti weapons read (and one `has_<KEYWORD>` per anti keyword).
+TARGET_KEY: tuple[str, ...] = (*TARGET_BASE_KEY, "blast_bonus")
 
 NO_INVULN = 7  # a 7+ save never succeeds: "no invulnerable save"
 NO_FNP = 7
@@ -47,10 +49,15 @@ class WeaponProfiles:
 
 @dataclass(frozen=True)
 class TargetProfiles:
-    """profile_id -> tkey (sorted by tkey, profile_id) and one row per distinct defensive profile."""
+    """profile_id -> tkey and tkey_base (sorted by tkey, profile_id), and the distinct profiles.
+
+    `profiles` (keyed by tkey) holds every column; `base` (keyed by tkey_base) only
+    TARGET_BASE_KEY, enough for weapons without Blast or Anti: fewer pairs to compute.
+    """
 
     ids: pl.DataFrame
     profiles: pl.DataFrame
+    base: pl.DataFrame
     skipped: list[str]
     duplicates: int
 
@@ -68,9 +75,7 @@ def _dice_columns(texts: pl.Series, prefix: str) -> pl.DataFrame:
     )
 
 
-def _assign_keys(
-    frame: pl.DataFrame, id_col: str, key: list[str], key_name: str
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _assign_keys(frame: pl.DataFrame, id_col: str, key: list[str], key_name: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Distinct key rows numbered in sorted order (deterministic) and the id -> key map."""
     distinct = frame.select(key).unique().sort(key).with_row_index(key_name)
     ids = frame.join(distinct, on=key, how="left").select(id_col, key_name).sort(key_name, id_col)
@@ -126,4 +131,6 @@ def prepare_targets(targets: pl.DataFrame, anti_keywords: list[str]) -> TargetPr
     usable = unique.filter(~missing).with_columns(_target_columns(unique, anti_keywords))
     key = [*TARGET_KEY, *[f"has_{k}" for k in anti_keywords]]
     ids, distinct = _assign_keys(usable, "profile_id", key, "tkey")
-    return TargetProfiles(ids, distinct, skipped, targets.height - unique.height)
+    base_ids, base = _assign_keys(usable, "profile_id", list(TARGET_BASE_KEY), "tkey_base")
+    ids = ids.join(base_ids, on="profile_id", how="left").sort("tkey", "profile_id")
+    return TargetProfiles(ids, distinct, base, skipped, targets.height - unique.height)

@@ -39,6 +39,8 @@ class DamageReport:
     skill_null_as_torrent: int
     weapons_without_points: int
     abilities_from_lists: int = 0
+    effective_weapon_profiles: int = 0
+    computed_cells: int = 0
     anti_keywords: list[str] = field(default_factory=list)
 
     @property

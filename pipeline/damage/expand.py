@@ -1,0 +1,181 @@
+"""From distinct results to every published cell.
+
+The engine's results are laid out as `blocks`: for every effective weapon
+profile one row of outputs against every target (in publication order of the
+targets). A scenario's matrix is then one row gather per weapon — every weapon
+of a distinct profile gets the same block — which is a plain memory copy, far
+cheaper than looking up 11.6 M cells one by one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from pipeline.damage.effective import EffectiveWeapons
+from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
+from pipeline.damage.profiles import TargetProfiles
+from pipeline.damage.report import DamageReport
+from pipeline.damage.scenarios import Scenario
+
+PARQUET_DIR = "damage_matrix"
+PARQUET_FILE = "part-0.parquet"
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def _dense_columns(results: pl.DataFrame, n_weapons: int, n_targets: int) -> dict[str, FloatArray]:
+    """Each output as an (effective weapon key, target key) array: the plan's rows are weapon-major
+    in key order, so each column is that array as it stands (a zero-copy view when contiguous)."""
+    if results.height != n_weapons * n_targets:
+        raise ValueError(f"engine returned {results.height} rows for {n_weapons} x {n_targets} pairs")
+    return {name: results[name].to_numpy().reshape(n_weapons, n_targets) for name in OUTPUTS}
+
+
+#: Scenarios written to Parquet at the same time (the machine has 2 cores).
+WRITERS = 2
+
+#: Effective weapon profiles per engine query: queries run in parallel (`pl.collect_all`).
+CHUNK = 512
+
+
+def build_blocks(effective: EffectiveWeapons, targets: TargetProfiles, keys: DamageKeys) -> dict[str, FloatArray]:
+    """output -> array [global effective key, target row] (targets in `targets.ids` order)."""
+    n_targets = targets.ids.height
+    blocks = {name: np.empty((effective.count, n_targets)) for name in OUTPUTS}
+    plans, placements = [], []
+    for group in effective.groups:
+        special = group.name == "special"
+        frame = targets.profiles if special else targets.base.rename({"tkey_base": "tkey"})
+        order = targets.ids["tkey" if special else "tkey_base"].cast(pl.Int64).to_numpy()
+        for start in range(0, group.profiles.height, CHUNK):
+            chunk = group.profiles.slice(start, CHUNK).with_columns(pl.col("ekey") - start)
+            plans.append(distinct_plan(chunk, frame, group.anti_keywords, keys))
+            placements.append((group.offset + start, chunk.height, frame.height, order))
+    for results, (first, n_weapons, n_keys, order) in zip(pl.collect_all(plans), placements, strict=True):
+        dense = _dense_columns(results, n_weapons, n_keys)
+        for name in OUTPUTS:
+            np.take(dense[name], order, axis=1, out=blocks[name][first : first + n_weapons])
+    return blocks
+
+
+class DamageComputation:
+    """Everything needed to publish any requested scenario, without the 11.6 M-row frames."""
+
+    def __init__(
+        self,
+        weapons: pl.DataFrame,
+        targets: pl.DataFrame,
+        blocks: dict[str, FloatArray],
+        effective_keys: dict[str, IntArray],
+        scenarios: Sequence[Scenario],
+        report: DamageReport,
+    ) -> None:
+        self.weapons = weapons  # weapon_id, wkey, cost_per_model; publication order (wkey, weapon_id)
+        self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
+        self.blocks = blocks
+        self.effective_keys = effective_keys  # scenario -> effective key of each weapon row
+        self.scenarios = list(scenarios)
+        self.report = report
+        #: Enum types of weapon_id, profile_id, scenario: 4-byte codes in memory, strings to every
+        #: reader (DuckDB, Parquet), and the cheapest id encoding for the Parquet writer. Categories
+        #: are sorted, so sorting by an id column sorts the strings.
+        self.id_types = (
+            pl.Enum(weapons["weapon_id"].sort()),
+            pl.Enum(targets["profile_id"].sort()),
+            pl.Enum(sorted(s.name for s in self.scenarios)),
+        )
+        self._all_ids: pl.DataFrame | None = None
+
+    def _ids(self, targets: IntArray | None = None) -> pl.DataFrame:
+        """(weapon_id, profile_id) of every cell, weapon-major: the cross join's row order.
+
+        The full grid is built once and shared by every scenario's frame (frames are immutable).
+        """
+        if targets is None and self._all_ids is not None:
+            return self._all_ids
+        chosen = self.targets if targets is None else self.targets[targets]
+        weapons = self.weapons.select(pl.col("weapon_id").cast(self.id_types[0]))
+        ids = weapons.join(chosen.select(pl.col("profile_id").cast(self.id_types[1])), how="cross")
+        if targets is None:
+            self._all_ids = ids
+        return ids
+
+    def _frame(self, scenario: str, targets: IntArray | None, buffers: dict[str, FloatArray] | None) -> pl.DataFrame:
+        """Gather one scenario's outputs (into `buffers` when given: no fresh memory per scenario)."""
+        rows = self.effective_keys[scenario]
+        columns = {}
+        for name in OUTPUTS:
+            block = self.blocks[name] if targets is None else self.blocks[name][:, targets]
+            out = None if buffers is None else buffers.setdefault(name, np.empty((len(rows), block.shape[1])))
+            columns[name] = np.take(block, rows, axis=0, out=out).ravel()
+        per_100 = 100.0 / self.weapons["cost_per_model"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        width = self.targets.height if targets is None else len(targets)
+        damage_per_100 = (columns["damage"].reshape(len(rows), width) * per_100[:, None]).ravel()
+        return self._ids(targets).with_columns(
+            pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
+            *[pl.Series(name, values) for name, values in columns.items()],
+            pl.Series("damage_per_100_points", damage_per_100, nan_to_null=True),
+        )
+
+    def matrix(self, scenario: str, profile_ids: Sequence[str] | None = None) -> pl.DataFrame:
+        """Every weapon against every target (or only `profile_ids`) under one scenario.
+
+        Rows are ordered (wkey, weapon_id) then (tkey, profile_id).
+        """
+        if profile_ids is None:
+            return self._frame(scenario, None, None)
+        wanted = self.targets["profile_id"].is_in(list(profile_ids)).to_numpy()
+        return self._frame(scenario, np.flatnonzero(wanted), None)
+
+    def matrices(self) -> Iterator[pl.DataFrame]:
+        for scenario in self.scenarios:
+            yield self.matrix(scenario.name)
+
+    def write_parquet(self, out_dir: Path, workers: int = WRITERS) -> list[Path]:
+        """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`.
+
+        Parquet encoding is mostly single-threaded, so `workers` scenarios are written
+        at once; each worker reuses one set of output buffers, so memory stays at
+        `workers` scenarios and later scenarios touch no fresh pages.
+        """
+        local = threading.local()
+
+        def write(scenario: Scenario) -> Path:
+            buffers: dict[str, FloatArray] = local.__dict__.setdefault("buffers", {})
+            return write_partition(self._frame(scenario.name, None, buffers), out_dir, scenario.name)
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(write, self.scenarios))
+
+
+def partition_path(out_dir: Path, scenario: str) -> Path:
+    """`<out_dir>/damage_matrix/scenario=<name>/part-0.parquet` (hive layout)."""
+    return Path(out_dir) / PARQUET_DIR / f"scenario={scenario}" / PARQUET_FILE
+
+
+def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
+    """One scenario's rows without the `scenario` column (the hive path carries it); zstd."""
+    path = partition_path(out_dir, scenario)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.drop("scenario").write_parquet(path, compression="zstd", statistics=True)
+    return path
+
+
+def effective_key_arrays(
+    weapons: pl.DataFrame, effective: EffectiveWeapons, scenarios: Sequence[Scenario]
+) -> dict[str, IntArray]:
+    """scenario -> the global effective key of each weapon row (weapons in publication order)."""
+    arrays = {}
+    for index, scenario in enumerate(scenarios):
+        keys = effective.keys.filter(pl.col("scenario_idx") == index).select("wkey", "ekey")
+        mapped = weapons.select("wkey").join(keys, on="wkey", how="left", maintain_order="left")
+        arrays[scenario.name] = mapped["ekey"].cast(pl.Int64).to_numpy()
+    return arrays

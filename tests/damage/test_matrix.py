@@ -1,0 +1,184 @@
+"""Publishing the matrix: every cell, hive Parquet, deterministic bytes, and the engine's report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from pipeline.damage import (
+    MATRIX_COLUMNS,
+    SCENARIOS,
+    compute_damage_matrix,
+    partition_path,
+    points_frame,
+    prepare_damage,
+    reference_targets_frame,
+    targets_frame,
+    weapon_abilities_frame,
+    weapons_frame,
+    write_damage_matrix,
+    write_damage_parquet,
+)
+from pipeline.damage.inputs import WEAPON_ABILITY_SCHEMA
+from schemas.records import Points
+from tests.damage.builders import target, weapon
+
+WEAPONS = [
+    weapon(
+        "gatler",
+        attacks="12",
+        skill=4,
+        strength=6,
+        ap=-2,
+        damage="2",
+        abilities=["assault", "sustained hits 1"],
+    ),
+    weapon("bolter", abilities=["rapid fire 1", "assault"]),
+    weapon("bolter-copy", abilities=["rapid fire 1", "assault"]),  # same statline: one distinct profile
+    weapon("plasma", damage="2", strength=8, ap=-3, abilities=["hazardous", "rapid fire 1"]),
+    weapon("mortar", attacks="D6", abilities=["blast", "indirect fire", "bubblechukka"]),
+    weapon("flamer", attacks="D6", skill=None, abilities=["ignores cover"]),  # no torrent tag, no skill
+    weapon("choppa", kind="melee", attacks="4", ap=-1, abilities=["anti-vehicle 4+", "precision"]),
+]
+TARGETS = [
+    target("boy", toughness=5, save=5, wounds=1, keywords=["INFANTRY", "ORKS"], unit_size=10),
+    target("boy-2", toughness=5, save=5, wounds=1, keywords=["INFANTRY", "GRETCHIN"], unit_size=14),
+    target("trukk", toughness=8, save=4, wounds=10, keywords=["VEHICLE"], unit_size=1, damage_reduction=1),
+    target("broken", toughness=None, save=4, wounds=3),
+]
+POINTS = [Points(datasheet_id="ds", models=5, cost=90)]
+
+
+def frames() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    targets = pl.concat([targets_frame(TARGETS), reference_targets_frame()])
+    return weapons_frame(WEAPONS), weapon_abilities_frame(WEAPONS), targets, points_frame(POINTS)
+
+
+@pytest.fixture(scope="module")
+def result() -> object:
+    return compute_damage_matrix(*frames())
+
+
+def test_matrix_covers_every_weapon_target_and_scenario(result: object) -> None:
+    matrix = result.matrix  # type: ignore[attr-defined]
+    assert matrix.columns == list(MATRIX_COLUMNS)
+    assert matrix.height == 7 * (3 + 8) * 5  # the target without toughness is skipped
+    assert matrix.select("weapon_id", "profile_id", "scenario").n_unique() == matrix.height
+    assert set(matrix["profile_id"].cast(pl.String)) >= {"ref:meq", "ref:knight", "boy", "trukk"}
+
+
+def test_report_counts(result: object) -> None:
+    report = result.report  # type: ignore[attr-defined]
+    assert report.skipped_targets == ["broken"]
+    assert report.weapons == 7
+    assert report.weapon_profiles == 6  # bolter and bolter-copy share a statline
+    # boy, boy-2 and ref:ork_boyz are one defensive profile: T5 Sv5+ W1 INFANTRY, blast bonus 2 (10 or 14
+    # models); ORKS / GRETCHIN matter to no anti ability. 11 targets -> 9 distinct
+    assert report.targets == 11
+    assert report.defensive_profiles == 9
+    assert report.anti_keywords == ["VEHICLE"]
+    assert report.no_effect_abilities == {"assault": 2 + 1, "precision": 1}
+    assert report.unknown_abilities == {"bubblechukka": 1}
+    assert report.conditional_abilities == {"hazardous": 1, "indirect_fire": 1}
+    assert report.skill_null_as_torrent == 1
+    assert report.cells_per_scenario == 7 * 11
+    assert report.abilities_from_lists == 0
+    assert "bubblechukka" in report.summary()
+    assert report.as_dict()["no_effect_reasons"]["precision"]
+
+
+def test_skill_null_is_treated_as_torrent(result: object) -> None:
+    matrix = result.matrix  # type: ignore[attr-defined]
+    flamer = matrix.filter(pl.col("weapon_id") == "flamer", pl.col("scenario") == "default")
+    assert (flamer["hits"] == 3.5).all()
+
+
+def test_invalid_ability_values_are_reported_not_dropped() -> None:
+    w, _, t, p = frames()
+    bad = pl.DataFrame(
+        [
+            {"weapon_id": "gatler", "ability": "sustained_hits", "value": "lots", "keyword": None,
+             "raw": "sustained hits lots"},
+            {"weapon_id": "gatler", "ability": "anti", "value": "9+", "keyword": "INFANTRY",
+             "raw": "anti-infantry 9+"},
+        ],
+        schema=WEAPON_ABILITY_SCHEMA,
+    )  # fmt: skip
+    report = prepare_damage(w, bad, t, p, ["default"]).report
+    assert report.unknown_abilities == {
+        "sustained_hits: sustained hits lots": 1,
+        "anti: anti-infantry 9+": 1,
+        "bubblechukka": 1,  # the mortar's, parsed from its abilities list (it has no rows in `bad`)
+    }
+    assert report.abilities_from_lists == 6  # every weapon but the gatler
+
+
+def test_abilities_list_is_used_when_the_table_has_no_rows(result: object) -> None:
+    w, a, t, p = frames()
+    from_lists = compute_damage_matrix(w, a.clear(), t, p)
+    assert from_lists.matrix.equals(result.matrix)  # type: ignore[attr-defined]
+    assert from_lists.report.abilities_from_lists == 7
+    assert from_lists.report.unknown_abilities == {"bubblechukka": 1}
+
+
+def test_unknown_scenario_is_an_error() -> None:
+    with pytest.raises(ValueError, match="unknown scenario"):
+        prepare_damage(*frames(), scenarios=["night_fight"])
+
+
+def test_rows_are_grouped_deterministically(result: object) -> None:
+    again = compute_damage_matrix(*frames()).matrix
+    assert again.equals(result.matrix)  # type: ignore[attr-defined]
+
+
+def test_parquet_is_hive_partitioned_and_matches_the_table(tmp_path: Path, result: object) -> None:
+    matrix = result.matrix  # type: ignore[attr-defined]
+    paths = write_damage_parquet(matrix, tmp_path)
+    assert paths == [partition_path(tmp_path, s) for s in SCENARIOS]
+    assert "scenario" not in pl.read_parquet(paths[0]).columns
+    glob = str(tmp_path / "damage_matrix" / "*" / "*.parquet")
+    read = duckdb.sql(f"select * from read_parquet('{glob}', hive_partitioning = true)").pl()
+    assert read.height == matrix.height
+    key = ["weapon_id", "profile_id", "scenario"]
+    joined = matrix.with_columns(pl.col(key).cast(pl.String)).join(read, on=key, suffix="_pq")
+    assert joined.height == matrix.height
+    assert (joined["damage_capped"] == joined["damage_capped_pq"]).all()
+
+
+def test_streamed_write_equals_the_in_memory_matrix_byte_for_byte(tmp_path: Path, result: object) -> None:
+    report = write_damage_matrix(*frames(), tmp_path / "streamed")
+    write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
+    write_damage_matrix(*frames(), tmp_path / "again")
+    assert report.cells_per_scenario == 77
+    for scenario in SCENARIOS:
+        streamed = partition_path(tmp_path / "streamed", scenario)
+        assert streamed.read_bytes() == partition_path(tmp_path / "again", scenario).read_bytes()
+        assert pl.read_parquet(streamed).equals(pl.read_parquet(partition_path(tmp_path / "memory", scenario)))
+
+
+def test_empty_inputs_give_an_empty_matrix() -> None:
+    w, a, t, p = frames()
+    empty = compute_damage_matrix(w.clear(), a.clear(), t, p)
+    assert empty.matrix.height == 0
+    assert empty.report.weapons == 0
+
+
+def test_matrix_for_some_profiles_equals_the_filtered_matrix() -> None:
+    computation = prepare_damage(*frames())
+    refs = ["ref:meq", "ref:knight"]
+    for scenario in ("default", "cover"):
+        subset = computation.matrix(scenario, profile_ids=refs)
+        full = computation.matrix(scenario).filter(pl.col("profile_id").cast(pl.String).is_in(refs))
+        assert subset.height == 7 * 2
+        assert subset.with_columns(pl.col("profile_id").cast(pl.String)).equals(
+            full.with_columns(pl.col("profile_id").cast(pl.String))
+        )
+
+
+def test_sorting_by_id_sorts_the_strings(result: object) -> None:
+    matrix = result.matrix  # type: ignore[attr-defined]
+    ids = matrix.sort("weapon_id")["weapon_id"].cast(pl.String).to_list()
+    assert ids == sorted(ids)
