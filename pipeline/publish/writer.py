@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from pipeline import __version__, config
-from pipeline.damage.matrix import MATRIX_COLUMNS, DamageComputation, partition_path
+from pipeline.damage.matrix import MATRIX_COLUMNS, DamageComputation
 from pipeline.publish.formats import (
     write_faction_documents,
     write_feed,
@@ -19,24 +19,17 @@ from pipeline.publish.manifest import build_manifest, write_manifest
 from pipeline.store.load import attach_damage_matrix
 
 
-def write_damage(computation: DamageComputation, release: Path) -> tuple[int, pl.DataFrame]:
-    """Expand and write the matrix one scenario at a time (hive Parquet); keep the feed's slice.
+def write_damage(computation: DamageComputation, release: Path, reference_ids: list[str]) -> tuple[int, pl.DataFrame]:
+    """The matrix as hive Parquet (one file per scenario) and the feed's slice of it.
 
-    Returns the number of cells and `damage_vs_reference` (every weapon against the
-    reference profiles, all scenarios).
+    Returns the number of cells and `damage_vs_reference`: every weapon against the
+    reference profiles, all scenarios, ids as plain strings.
     """
-    cells, reference_rows = 0, []
-    for scenario in computation.scenarios:
-        matrix = computation.matrix(scenario.name)
-        cells += matrix.height
-        path = partition_path(release, scenario.name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        matrix.drop("scenario").write_parquet(path, compression="zstd", statistics=True)
-        is_reference = pl.col("profile_id").cast(pl.String).str.starts_with("ref:")
-        reference_rows.append(matrix.filter(is_reference).with_columns(pl.col(pl.Categorical).cast(pl.String)))
-        del matrix
-    frame = pl.concat(reference_rows) if reference_rows else pl.DataFrame(schema=dict.fromkeys(MATRIX_COLUMNS))
-    return cells, frame
+    computation.write_parquet(release)
+    cells = computation.report.cells_per_scenario * len(computation.scenarios)
+    slices = [computation.matrix(s.name, profile_ids=reference_ids) for s in computation.scenarios]
+    frame = pl.concat(slices) if slices else pl.DataFrame(schema=dict.fromkeys(MATRIX_COLUMNS, pl.String))
+    return cells, frame.with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String))
 
 
 def write_release(
@@ -48,7 +41,7 @@ def write_release(
 ) -> dict[str, int]:
     """Parquet, damage matrix (Parquet + DuckDB), NDJSON feed, faction documents, JSON Schemas, manifest."""
     write_parquet_tables(frames, release)
-    cells, vs_reference = write_damage(damage, release)
+    cells, vs_reference = write_damage(damage, release, frames["reference_profiles"]["profile_id"].to_list())
     reports["damage_matrix_in_duckdb"] = attach_damage_matrix(release / config.DUCKDB_FILENAME, cells)
     write_feed(frames, vs_reference, release)
     write_faction_documents(frames, release)
