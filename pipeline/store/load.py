@@ -49,7 +49,8 @@ def attach_damage_matrix(db_path: Path, cells: int) -> str:
     con = duckdb.connect(str(db_path))
     try:
         if cells <= DAMAGE_TABLE_MAX_ROWS:
-            con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {source} ORDER BY scenario, weapon_id, profile_id")
+            order = "ORDER BY scenario, weapon_id, profile_id"
+            con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {source} {order}")
             kind = "table"
         else:
             con.execute(f"SET file_search_path = '{db_path.parent.as_posix()}'")

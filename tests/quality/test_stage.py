@@ -4,7 +4,6 @@ one is refused with exactly the breaks reported, and GX stays well-behaved."""
 from __future__ import annotations
 
 import json
-
 import re
 import subprocess
 import sys
