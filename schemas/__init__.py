@@ -2,7 +2,6 @@
 
 from schemas.dice import DICE_PATTERN, Dice, DiceField, parse_dice
 from schemas.records import (
-    SOURCE_RECORD_TYPES,
     Ability,
     CompositionLine,
     DamageCell,
@@ -31,7 +30,7 @@ from schemas.records import (
 from schemas.weapon_abilities import Anti, Flag, Melta, Other, RapidFire, SustainedHits, WeaponAbility
 
 __all__ = [
-    "DICE_PATTERN", "SOURCE_RECORD_TYPES", "Ability", "Anti", "CompositionLine", "DamageCell", "Datasheet",
+    "DICE_PATTERN", "Ability", "Anti", "CompositionLine", "DamageCell", "Datasheet",
     "DatasheetStratagem", "DefensiveProfile", "DetachmentAbility", "Dice", "DiceField", "Enhancement",
     "Flag", "Keyword", "LeaderLink", "Melta", "ModelProfile", "Other", "Points", "QuarantineRow",
     "RapidFire", "Record", "ReferenceProfile", "Rule", "RuleBlock", "RuleOccurrence", "Source",

@@ -408,27 +408,3 @@ class DamageCell(Record):
     damage_capped: float
     self_mortal_wounds: float
     damage_per_100_points: float | None = None
-
-
-#: Every table a source parser may fill, in load order (parents first).
-SOURCE_RECORD_TYPES: tuple[type[Record], ...] = (
-    Source,
-    Datasheet,
-    ModelProfile,
-    Weapon,
-    WeaponAbilityRow,
-    Ability,
-    Keyword,
-    Points,
-    Stratagem,
-    DatasheetStratagem,
-    RuleBlock,
-    LeaderLink,
-    WargearOption,
-    CompositionLine,
-    Enhancement,
-    DetachmentAbility,
-    DatasheetEnhancement,
-    DatasheetDetachmentAbility,
-    QuarantineRow,
-)
