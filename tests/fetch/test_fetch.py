@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -261,3 +263,24 @@ def test_only_known_files_are_ever_requested(server: tuple[str, Behaviour], tmp_
     with pytest.raises(FetchError, match=r"not a known Wahapedia export file: secrets\.txt"):
         fetch_wahapedia(base_url, tmp_path, files=["Factions.csv", "secrets.txt"], **FAST)
     assert sum(behaviour.requests.values()) == 0
+
+
+def test_the_cli_fetches_into_a_folder_that_dataslate_parse_reads(
+    server: tuple[str, Behaviour], wahapedia_dir: Path, tmp_path: Path
+) -> None:
+    """`dataslate fetch wahapedia` end to end: real server, real console script, then the folder parses."""
+    base_url, _ = server
+    into = tmp_path / "raw" / "wahapedia"
+    script = str(Path(sys.executable).with_name("dataslate"))
+    fetched = subprocess.run(
+        [script, "fetch", "wahapedia", "--into", str(into), "--base-url", base_url],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert fetched.returncode == 0, fetched.stderr
+    assert "18 fetched, 0 unchanged (304), 0 failed" in fetched.stdout
+    assert (into / "Datasheets.csv").read_bytes() == (wahapedia_dir / "Datasheets.csv").read_bytes()
+    again = subprocess.run(
+        [script, "fetch", "wahapedia", "--into", str(into), "--base-url", base_url],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "0 fetched, 18 unchanged (304), 0 failed" in again.stdout
