@@ -12,11 +12,25 @@ from pipeline.damage.inputs import TARGET_SCHEMA
 from pipeline.damage.matrix import DamageComputation, prepare_damage
 
 
+def stealthy_datasheets(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Datasheets with the Stealth ability (a datasheet ability: every model of the unit has it)."""
+    abilities = frames.get("abilities", pl.DataFrame(schema={"datasheet_id": pl.String, "name": pl.String}))
+    stealthy = abilities.filter(pl.col("name").str.to_lowercase().str.strip_chars() == "stealth")
+    return stealthy.select("datasheet_id").unique().with_columns(pl.lit(True).alias("stealth"))
+
+
 def targets_of(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """Every model profile plus the reference profiles, in the engine's target columns."""
+    """Every model profile plus the reference profiles, in the engine's target columns.
+
+    `stealth` (−1 to ranged hit rolls against it) comes from the datasheet's abilities.
+    """
     columns = list(TARGET_SCHEMA)
-    parts = [frames[t].select(columns) for t in ("model_profiles", "reference_profiles") if t in frames]
-    return pl.concat(parts, how="vertical_relaxed") if parts else pl.DataFrame(schema=TARGET_SCHEMA)
+    models = frames["model_profiles"].join(stealthy_datasheets(frames), on="datasheet_id", how="left")
+    parts = [
+        models.select(*columns, pl.col("stealth").fill_null(False)),
+        frames["reference_profiles"].select(*columns, pl.lit(False).alias("stealth")),
+    ]
+    return pl.concat(parts, how="vertical_relaxed")
 
 
 def damage_stage(frames: dict[str, pl.DataFrame]) -> DamageComputation:

@@ -1,0 +1,46 @@
+"""The damage stage on published frames: targets, Stealth from abilities, reference profiles."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.damage.reference import load_reference_profiles
+from pipeline.damage.stage import damage_stage, targets_of
+from pipeline.dataset import Dataset
+from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.store import build_frames
+from schemas import Ability, Datasheet, ModelProfile, Points, Weapon
+
+
+def _frames(stealth: bool) -> Dataset:
+    ds = Dataset()
+    for sheet in ("shooter", "target"):
+        ds.add(Datasheet(datasheet_id=sheet, source_id="t", faction="Test", name=sheet))
+    ds.add(ModelProfile(profile_id="target:1", datasheet_id="target", name="Target", toughness=4, save=3,
+                        wounds=2, keywords=["INFANTRY"], unit_size=5))
+    if stealth:
+        ds.add(Ability(datasheet_id="target", name="Stealth", kind="core"))
+    typed = parse_ability_list("")
+    for kind, rng in (("ranged", 24), ("melee", None)):
+        ds.add(Weapon(weapon_id=f"w-{kind}", datasheet_id="shooter", name=kind, kind=kind, range_inches=rng,
+                      attacks="10", skill=3, strength=4, ap=0, damage="1", typed_abilities=typed))
+    ds.add(Points(datasheet_id="shooter", models=1, cost=100))
+    ds.extend(load_reference_profiles())
+    return ds
+
+
+@pytest.mark.parametrize(("stealth", "ranged_hits"), [(False, 10 * 4 / 6), (True, 10 * 3 / 6)])
+def test_stealth_from_the_datasheets_abilities_costs_ranged_hits_only(stealth: bool, ranged_hits: float) -> None:
+    frames = build_frames(_frames(stealth))
+    assert targets_of(frames).filter(profile_id="target:1")["stealth"].to_list() == [stealth]
+    matrix = damage_stage(frames).matrix("default", profile_ids=["target:1"])
+    hits = dict(zip(matrix["weapon_id"].cast(str), matrix["hits"], strict=True))
+    # BS 3+: 4/6 hit; Stealth -1 -> 3/6 (a 6 still hits). Melee ignores Stealth: 10 x 4/6.
+    assert hits["w-ranged"] == pytest.approx(ranged_hits)
+    assert hits["w-melee"] == pytest.approx(10 * 4 / 6)
+
+
+def test_reference_profiles_are_targets_without_stealth() -> None:
+    targets = targets_of(build_frames(_frames(False)))
+    refs = targets.filter(targets["profile_id"].str.starts_with("ref:"))
+    assert refs.height == 8 and not refs["stealth"].any()
