@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pipeline.dataset import Dataset
 from pipeline.sources import detect_format
-from schemas.records import Record, SourceFormat
+from schemas.records import Record, Source, SourceFormat
 
 #: format -> module holding its `parse(path)`.
 PARSER_MODULES: dict[SourceFormat, str] = {
@@ -44,6 +44,25 @@ def default_inputs(raw_dir: Path) -> list[Path]:
     return found
 
 
+def portable_path(source_path: str, input_path: Path) -> str:
+    """A source file's path relative to the folder holding the input (`wahapedia-10e/Datasheets.csv`).
+
+    Published paths then do not depend on where the inputs lie or where the run started,
+    so the same files give the same release bytes anywhere.
+    """
+    base = input_path.resolve().parent
+    try:
+        return Path(source_path).resolve().relative_to(base).as_posix()
+    except ValueError:
+        return Path(source_path).name
+
+
+def _portable(record: Record, input_path: Path) -> Record:
+    if isinstance(record, Source):
+        return record.model_copy(update={"path": portable_path(record.path, input_path)})
+    return record
+
+
 def read_inputs(paths: Sequence[Path], on_file: Callable[[Path], None] | None = None) -> Dataset:
     """Parse every input into one Dataset (formats detected per path)."""
     dataset = Dataset()
@@ -53,7 +72,7 @@ def read_inputs(paths: Sequence[Path], on_file: Callable[[Path], None] | None = 
         for item in expand(path, fmt):
             if on_file is not None:
                 on_file(item)
-            dataset.extend(parse(item))
+            dataset.extend(_portable(record, path) for record in parse(item))
     return dataset
 
 
