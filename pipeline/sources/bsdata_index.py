@@ -208,6 +208,17 @@ class Scope:
         self.missing = missing
         self._hidden_costs: frozenset[str] | None = None
 
+    def members(self, parent: Element) -> list[tuple[Element | None, Element | None]]:
+        """A parent's selectable members: (entry or group, None), or (link target or None, link)."""
+        members: list[tuple[Element | None, Element | None]] = [
+            (e, None) for e in children(parent, "selectionEntries", "selectionEntry")
+        ]
+        members += [(g, None) for g in children(parent, "selectionEntryGroups", "selectionEntryGroup")]
+        for link in children(parent, "entryLinks", "entryLink"):
+            resolved = self.resolve(link.get("targetId"))
+            members.append((resolved[0] if resolved else None, link))
+        return members
+
     def resolve(self, target_id: str | None) -> tuple[Element, Catalogue] | None:
         """The element a `targetId` names and the file it is defined in; None if not in scope."""
         if not target_id:

@@ -134,7 +134,7 @@ class _ModelCounter:
     def container(self, parent: Element) -> tuple[int, int | None]:
         """Models in an entry: each direct group is its own pool, each direct entry an option."""
         options: list[_Option] = []
-        for element, link in self._members(parent):
+        for element, link in self.scope.members(parent):
             if element is None or is_hidden(element) or is_hidden(link) or id(element) in self._stack:
                 continue
             if local_name(element) == "selectionEntryGroup":
@@ -153,7 +153,7 @@ class _ModelCounter:
 
     def _pool_options(self, group: Element) -> list[_Option]:
         options: list[_Option] = []
-        for element, link in self._members(group):
+        for element, link in self.scope.members(group):
             if element is None or is_hidden(element) or is_hidden(link) or id(element) in self._stack:
                 continue
             if local_name(element) != "selectionEntryGroup":
@@ -169,16 +169,6 @@ class _ModelCounter:
             return measure()
         finally:
             self._stack.discard(id(element))
-
-    def _members(self, parent: Element) -> list[tuple[Element | None, Element | None]]:
-        members: list[tuple[Element | None, Element | None]] = [
-            (e, None) for e in children(parent, "selectionEntries", "selectionEntry")
-        ]
-        members += [(g, None) for g in children(parent, "selectionEntryGroups", "selectionEntryGroup")]
-        for link in children(parent, "entryLinks", "entryLink"):
-            resolved = self.scope.resolve(link.get("targetId"))
-            members.append((resolved[0] if resolved else None, link))
-        return members
 
     def _entry_option(self, entry: Element, link: Element | None) -> list[_Option]:
         low, high = _selection_limits(entry, link)

@@ -216,18 +216,8 @@ class UnitWalker:
         """
         if group not in self._barren:
             self._barren[group] = False
-            self._barren[group] = all(self._member_is_barren(e, link) for e, link in self._members(group))
+            self._barren[group] = all(self._member_is_barren(e, link) for e, link in self.scope.members(group))
         return self._barren[group]
-
-    def _members(self, parent: Element) -> list[tuple[Element | None, Element | None]]:
-        members: list[tuple[Element | None, Element | None]] = [
-            (e, None) for e in children(parent, "selectionEntries", "selectionEntry")
-        ]
-        members += [(g, None) for g in children(parent, "selectionEntryGroups", "selectionEntryGroup")]
-        for link in children(parent, "entryLinks", "entryLink"):
-            resolved = self.scope.resolve(link.get("targetId"))
-            members.append((resolved[0] if resolved else None, link))
-        return members
 
     def _member_is_barren(self, element: Element | None, link: Element | None) -> bool:
         if element is None:
