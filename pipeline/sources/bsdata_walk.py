@@ -236,13 +236,19 @@ class UnitWalker:
         for link in children(parent, "entryLinks", "entryLink"):
             self._entry_link(link, catalogue, model)
 
-    def _entry_link(self, link: Element, catalogue: Catalogue, model: str | None) -> None:
+    def _follow(self, link: Element, catalogue: Catalogue) -> tuple[Element, Catalogue] | None:
+        """A visible link's target; a hidden link is counted, an unresolved one reported."""
         if is_hidden(link):
             self._content.hidden_skipped += 1
-            return
+            return None
         resolved = self.scope.resolve(link.get("targetId"))
         if resolved is None:
             self._content.problems.append(LinkProblem(link, catalogue))
+        return resolved
+
+    def _entry_link(self, link: Element, catalogue: Catalogue, model: str | None) -> None:
+        resolved = self._follow(link, catalogue)
+        if resolved is None:
             return
         target, target_catalogue = resolved
         if local_name(target) == "selectionEntry":
@@ -276,12 +282,8 @@ class UnitWalker:
     def _info_link(
         self, link: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element
     ) -> None:
-        if is_hidden(link):
-            self._content.hidden_skipped += 1
-            return
-        resolved = self.scope.resolve(link.get("targetId"))
+        resolved = self._follow(link, catalogue)
         if resolved is None:
-            self._content.problems.append(LinkProblem(link, catalogue))
             return
         target, target_catalogue = resolved
         tag = local_name(target)
