@@ -229,3 +229,8 @@ def sanitise_html(fragment: str | None) -> str:
 def has_structure(fragment: str | None) -> bool:
     """True when the markup carries structure plain text flattens (lists, breaks, tables)."""
     return bool(fragment) and re.search(r"<(ul|ol|li|br|table|p)\b", fragment or "", re.I) is not None
+
+
+def structured_html_or_none(html: str | None) -> str | None:
+    """The sanitised HTML copy published beside plain text, only where structure (lists, breaks) matters."""
+    return sanitise_html(html) if has_structure(html) else None

@@ -12,7 +12,7 @@ from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 
 from pipeline.normalise.derived import AbilityText
-from pipeline.normalise.html import has_structure, html_to_text, sanitise_html
+from pipeline.normalise.html import html_to_text, structured_html_or_none
 from pipeline.sources.wahapedia_rows import (
     ability_kind,
     clean,
@@ -90,7 +90,7 @@ def read_abilities(
         text, model = html_to_text(html) or None, optional(row.get("model"))
         record = Ability(
             datasheet_id=ws_id(code), name=name, kind=kind, parameter=parameter, text=text, model=model,
-            text_html=sanitise_html(html) if has_structure(html) else None,
+            text_html=structured_html_or_none(html),
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
         once.take(code, name, kind, model)
@@ -172,7 +172,7 @@ def read_options(table: Table, datasheets: set[str]) -> Iterator[Record]:
             raise ValueError("empty text")
         record = WargearOption(
             datasheet_id=ws_id(code), position=position, text=text,
-            text_html=sanitise_html(html) if has_structure(html) else None,
+            text_html=structured_html_or_none(html),
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
         once.take(code, str(position))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from pipeline.normalise.html import has_structure, html_to_text, html_to_text_or_none, sanitise_html
+from pipeline.normalise.html import html_to_text, html_to_text_or_none, structured_html_or_none
 from pipeline.sources.wahapedia_rows import (
     clean,
     enhancement_cost,
@@ -124,10 +124,6 @@ def read_shared_abilities(table: Table, lookups: Lookups) -> Iterator[Record]:
     return curate_rows(table, "shared_abilities", build)
 
 
-def _html_copy(html: str) -> str | None:
-    return sanitise_html(html) if has_structure(html) else None
-
-
 def _cp(text: str) -> int | None:
     cleaned = text.strip()
     if not cleaned:
@@ -165,7 +161,7 @@ def read_enhancements(table: Table, lookups: Lookups) -> Iterator[Record]:
             enhancement_id=ws_id(code), faction=lookups.faction(row.get("faction_id")),
             name=clean(row.get("name")), cost=enhancement_cost(row.get("cost")),
             detachment=optional(row.get("detachment")), legend=html_to_text_or_none(row.get("legend")),
-            text=html_to_text_or_none(html), text_html=_html_copy(html),
+            text=html_to_text_or_none(html), text_html=structured_html_or_none(html),
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
         once.take(code)
@@ -184,7 +180,7 @@ def read_detachment_abilities(table: Table, lookups: Lookups) -> Iterator[Record
             detachment_ability_id=ws_id(code), faction=lookups.faction(row.get("faction_id")),
             name=clean(row.get("name")), detachment=optional(row.get("detachment")),
             legend=html_to_text_or_none(row.get("legend")), text=html_to_text_or_none(html),
-            text_html=_html_copy(html), source_id=table.ledger.source_id, line=row.line,
+            text_html=structured_html_or_none(html), source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
         once.take(code)
         lookups.detachment_abilities.add(code)
