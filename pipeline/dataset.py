@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from schemas.records import QuarantineRow, Record
+from schemas.records import Record
 
 
 class Dataset:
@@ -39,7 +39,3 @@ class Dataset:
 
     def counts(self) -> dict[str, int]:
         return {name: len(rows) for name, rows in self.tables()}
-
-    def quarantine(self, source_id: str, line: int | None, stage: str, reason: str, raw: str) -> None:
-        """Record an input fragment a stage could not curate."""
-        self.add(QuarantineRow(source_id=source_id, line=line, stage=stage, reason=reason, raw=raw))

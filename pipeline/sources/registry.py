@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pipeline.dataset import Dataset
@@ -63,22 +63,12 @@ def _portable(record: Record, input_path: Path) -> Record:
     return record
 
 
-def read_inputs(paths: Sequence[Path], on_file: Callable[[Path], None] | None = None) -> Dataset:
+def read_inputs(paths: Sequence[Path]) -> Dataset:
     """Parse every input into one Dataset (formats detected per path)."""
     dataset = Dataset()
     for path in paths:
         fmt = detect_format(path)
         parse = parser_for(fmt)
         for item in expand(path, fmt):
-            if on_file is not None:
-                on_file(item)
             dataset.extend(_portable(record, path) for record in parse(item))
     return dataset
-
-
-def records_of(paths: Iterable[Path]) -> Iterator[Record]:
-    """All records of some inputs, streamed (for `dataslate parse`)."""
-    for path in paths:
-        fmt = detect_format(path)
-        for item in expand(path, fmt):
-            yield from parser_for(fmt)(item)
