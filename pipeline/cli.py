@@ -145,8 +145,9 @@ def _cell(value: Any) -> str:
 @app.command()
 def quality(
     release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
-    report_dir: Annotated[Path | None, typer.Option("--report", help="Write quality/ (summary + Data Docs) here.")]
-    = None,
+    report_dir: Annotated[
+        Path | None, typer.Option("--report", help="Write quality/ (summary + Data Docs) here.")
+    ] = None,
 ) -> None:
     """Re-run the quality gates on a published release (read-only) and print what failed."""
     import duckdb
@@ -168,8 +169,11 @@ def quality(
     if report_dir is not None:
         report.write(report_dir)
     summary = report.to_dict()
-    out.print(f"{summary['expectations']} expectations: {summary['critical_failures']} critical failures, "
-              f"{summary['warnings']} warnings", markup=False)
+    out.print(
+        f"{summary['expectations']} expectations: {summary['critical_failures']} critical failures, "
+        f"{summary['warnings']} warnings",
+        markup=False,
+    )
     for table, outcome in report.failures("critical") + report.failures("warning"):
         out.print(f"  [{outcome.severity}] {outcome.describe(table)}", markup=False)
     if not report.passed:

@@ -130,7 +130,7 @@ class Weapon(Record):
     datasheet_id: str
     name: str = Field(min_length=1, description="Without abilities.")
     kind: WeaponKind
-    range_inches: int | None = Field(default=None, ge=0, le=1000, description="Titans reach 480\".")
+    range_inches: int | None = Field(default=None, ge=0, le=1000, description='Titans reach 480".')
     attacks: DiceField
     skill: int | None = Field(default=None, ge=2, le=6, description="NULL for torrent.")
     strength: int = Field(ge=1, le=40)
@@ -385,9 +385,7 @@ class Unit(Record):
     oc: int | None = None
     points: int | None = Field(default=None, description="Cost of the cheapest points option.")
     points_models: int | None = Field(default=None, description="Models in that option.")
-    provenance: dict[str, str] = Field(
-        default_factory=dict, description="field -> 'source_id (why that source)'."
-    )
+    provenance: dict[str, str] = Field(default_factory=dict, description="field -> 'source_id (why that source)'.")
 
 
 class DamageCell(Record):

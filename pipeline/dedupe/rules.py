@@ -89,9 +89,14 @@ def _canonical(rules: list[Rule]) -> Rule:
 def _rule(digest: str, blocks: list[RuleBlock]) -> Rule:
     first = min(blocks, key=_provenance)
     return Rule(
-        rule_id=f"rule:{digest}", title=first.title, body=first.body, content_hash=digest,
-        kind=first.kind, occurrences=len({_provenance(b) for b in blocks}),
-        summary=list(first.summary), examples=list(first.examples),
+        rule_id=f"rule:{digest}",
+        title=first.title,
+        body=first.body,
+        content_hash=digest,
+        kind=first.kind,
+        occurrences=len({_provenance(b) for b in blocks}),
+        summary=list(first.summary),
+        examples=list(first.examples),
     )
 
 

@@ -14,8 +14,14 @@ def dedupe_stage(dataset: Dataset) -> dict[str, Any]:
     titles_with_variants, collapsed (per table), conflicts (count) and their details."""
     report = dedupe_dataset(dataset)
     details = [
-        {"table": c.table, "key": list(c.key), "field": c.field, "kept": c.kept, "dropped": c.dropped,
-         "dropped_source": c.dropped_source}
+        {
+            "table": c.table,
+            "key": list(c.key),
+            "field": c.field,
+            "kept": c.kept,
+            "dropped": c.dropped,
+            "dropped_source": c.dropped_source,
+        }
         for c in report.conflicts
     ]
     return {**report.as_dict(), "conflict_details": details}

@@ -102,9 +102,7 @@ def _stream_to(response: httpx.Response, target: Path, limits: Limits) -> tuple[
     return digest.hexdigest(), size
 
 
-def _attempt(
-    client: httpx.Client, url: str, target: Path, headers: dict[str, str], limits: Limits
-) -> Outcome:
+def _attempt(client: httpx.Client, url: str, target: Path, headers: dict[str, str], limits: Limits) -> Outcome:
     """One GET; an Outcome with attempts=0 (the caller counts)."""
     with client.stream("GET", url, headers=headers, timeout=limits.timeout) as response:
         _check_status(response, bool(headers))
@@ -121,9 +119,7 @@ def _describe(problem: Exception) -> str:
     return str(problem)
 
 
-def download(
-    client: httpx.Client, url: str, target: Path, validators: dict[str, str], limits: Limits
-) -> Outcome:
+def download(client: httpx.Client, url: str, target: Path, validators: dict[str, str], limits: Limits) -> Outcome:
     """Fetch `url` into `target` with bounded retries; never raises for HTTP or network trouble."""
     headers = conditional_headers(validators, target.is_file())
     error = "no attempt made"

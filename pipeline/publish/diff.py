@@ -58,9 +58,7 @@ def diff_table(con: duckdb.DuckDBPyConnection, table: str, old: Path, new: Path)
 def diff_releases(old: Path, new: Path) -> list[TableDiff]:
     """Diff every keyed table published as Parquet in either release."""
     old_dir, new_dir = resolve_release(old), resolve_release(new)
-    tables = sorted(
-        {p.stem for d in (old_dir, new_dir) for p in d.glob("*.parquet")} & set(MODEL_BY_TABLE)
-    )
+    tables = sorted({p.stem for d in (old_dir, new_dir) for p in d.glob("*.parquet")} & set(MODEL_BY_TABLE))
     con = duckdb.connect()
     try:
         return [

@@ -31,9 +31,12 @@ def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
     """sha256 of each base table's rows (as text, sorted): equal contents, equal hash."""
     con = duckdb.connect(str(db_path), read_only=True)
     try:
-        tables = [r[0] for r in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE table_name <> 'damage_matrix' ORDER BY 1"
-        ).fetchall()]
+        tables = [
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE table_name <> 'damage_matrix' ORDER BY 1"
+            ).fetchall()
+        ]
         hashes = {}
         for table in tables:
             row = con.execute(
@@ -64,9 +67,7 @@ def build_manifest(
         "dataslate_version": code_version,
         "inputs": sources,
         "row_counts": dict(sorted(row_counts.items())),
-        "schema_sha256": {
-            t: hashlib.sha256(text.encode()).hexdigest() for t, text in sorted(schema_texts.items())
-        },
+        "schema_sha256": {t: hashlib.sha256(text.encode()).hexdigest() for t, text in sorted(schema_texts.items())},
         "quality": quality,
         "reports": reports,
         "files": file_hashes(release),

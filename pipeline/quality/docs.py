@@ -50,9 +50,7 @@ def prune_unreferenced_static(docs_dir: Path) -> list[str]:
     static = docs_dir / "static"
     if not static.is_dir():
         return []
-    pages = [
-        p.read_text(encoding="utf-8") for p in sorted(docs_dir.rglob("*")) if p.suffix in {".html", ".css"}
-    ]
+    pages = [p.read_text(encoding="utf-8") for p in sorted(docs_dir.rglob("*")) if p.suffix in {".html", ".css"}]
     removed = []
     for path in sorted(p for p in static.rglob("*") if p.is_file()):
         if not any(path.name in page for page in pages):

@@ -110,9 +110,7 @@ class QualityReport:
             if not o.success
         ]
         summary = self.to_dict()
-        return {k: summary[k] for k in ("passed", "expectations", "critical_failures", "warnings")} | {
-            "failed": failed
-        }
+        return {k: summary[k] for k in ("passed", "expectations", "critical_failures", "warnings")} | {"failed": failed}
 
     def write(self, out_dir: Path) -> Path:
         """Write `quality/summary.json` (and the Data Docs, if built elsewhere) under out_dir."""

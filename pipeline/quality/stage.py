@@ -28,9 +28,7 @@ from pipeline.store.ddl import MODEL_BY_TABLE
 DOCS_STAMP = RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ")
 
 
-def _check_table(
-    runner: GxRunner, con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]
-) -> TableReport:
+def _check_table(runner: GxRunner, con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> TableReport:
     if suite.table not in present and suite.table not in MODEL_BY_TABLE:
         return TableReport(suite.table, "absent", 0, ())
     try:

@@ -53,11 +53,7 @@ def local_name(element: Element) -> str:
 
 def children(element: Element, container: str, tag: str) -> list[Element]:
     """`<container><tag/>...</container>` children of `element`, in any namespace."""
-    return [
-        child
-        for box in element.iterchildren(f"{{*}}{container}")
-        for child in box.iterchildren(f"{{*}}{tag}")
-    ]
+    return [child for box in element.iterchildren(f"{{*}}{container}") for child in box.iterchildren(f"{{*}}{tag}")]
 
 
 def is_hidden(element: Element | None) -> bool:
@@ -143,9 +139,7 @@ def _read_links(catalogue: Catalogue, root: Element) -> None:
         target = link.get("targetId")
         if target and (link.get("type") or "catalogue") == "catalogue":
             importing = (link.get("importRootEntries") or "").lower() == "true"
-            catalogue.links.append(
-                CatalogueLink(link.get("name") or target, target, importing, link.sourceline)
-            )
+            catalogue.links.append(CatalogueLink(link.get("name") or target, target, importing, link.sourceline))
 
 
 def _describe_root(catalogue: Catalogue, attributes: dict[str, str], tag: str) -> None:

@@ -64,11 +64,7 @@ def _selection_limits(*elements: Element | None) -> tuple[int | None, int | None
             continue
         for constraint in children(element, "constraints", "constraint"):
             value = _number(constraint.get("value"))
-            if (
-                constraint.get("field") != "selections"
-                or constraint.get("scope") != "parent"
-                or value is None
-            ):
+            if constraint.get("field") != "selections" or constraint.get("scope") != "parent" or value is None:
                 continue
             if constraint.get("type") == "min":
                 low = int(value)
@@ -224,12 +220,7 @@ def _tier_threshold(modifier: Element, model_ids: set[str]) -> int | None:
     value = _number(condition.get("value"))
     counted = condition.get("childId") in model_ids | {"model"}
     kind = condition.get("type") or ""
-    if (
-        condition.get("field") != "selections"
-        or not counted
-        or kind not in _COUNT_CONDITIONS
-        or value is None
-    ):
+    if condition.get("field") != "selections" or not counted or kind not in _COUNT_CONDITIONS or value is None:
         return None
     threshold = int(value) + _COUNT_CONDITIONS[kind]
     return threshold if threshold >= 1 else None
@@ -267,9 +258,7 @@ def _per_model_tiers(base: float, models: ModelRange) -> dict[int, int]:
     return {n: int(base + n * each) for n in sizes}
 
 
-def points_tiers(
-    entry: Element, link: Element | None, models: ModelRange, model_ids: set[str]
-) -> PointsTiers:
+def points_tiers(entry: Element, link: Element | None, models: ModelRange, model_ids: set[str]) -> PointsTiers:
     """Points options of a unit: the base cost at its smallest size, then each understood tier."""
     result = PointsTiers()
     base, type_ids = _base_cost(entry, link)

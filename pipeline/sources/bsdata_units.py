@@ -85,9 +85,7 @@ class UnitBuilder:
         """The unit's `Faction: X` matching its army's catalogue, else its first, else the army's."""
         factions = [k for k, is_faction, model, _ in self.keywords if is_faction and model is None]
         army = self.frame.catalogue.faction_name
-        return next(
-            (f for f in factions if match_key(f) == match_key(army)), factions[0] if factions else army
-        )
+        return next((f for f in factions if match_key(f) == match_key(army)), factions[0] if factions else army)
 
     def role(self) -> str | None:
         return next((k for k, f, m, primary in self.keywords if primary and not f and m is None), None)
@@ -279,9 +277,7 @@ class UnitBuilder:
             kind = "core" if hit.catalogue.is_game_system else "faction"
             parameter = clean_text(hit.parameter) or None
             line = self.frame.line_of(hit.rule, hit.catalogue)
-            found.append(
-                (clean_name(hit.rule.get("name")), kind, parameter, rule_text(hit.rule), hit.model, line)
-            )
+            found.append((clean_name(hit.rule.get("name")), kind, parameter, rule_text(hit.rule), hit.model, line))
         return found
 
     # -- points -------------------------------------------------------------------

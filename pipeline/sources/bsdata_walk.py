@@ -99,9 +99,7 @@ def _costs(*elements: Element | None) -> dict[str, tuple[str, float]]:
     return costs
 
 
-def is_purchase(
-    entry: Element, link: Element | None, hidden_cost_types: frozenset[str] = frozenset()
-) -> bool:
+def is_purchase(entry: Element, link: Element | None, hidden_cost_types: frozenset[str] = frozenset()) -> bool:
     """An upgrade bought on top of the datasheet (enhancement, campaign upgrade), not wargear.
 
     Campaign upgrades declare a cost in a hidden cost type (Crusade Points), or a
@@ -124,9 +122,7 @@ def is_purchase(
 
 def _unique_per_roster(entry: Element, link: Element | None) -> bool:
     """A `max` selections constraint scoped to the roster: one per army (an enhancement, a relic)."""
-    constraints = [
-        c for e in (entry, link) if e is not None for c in children(e, "constraints", "constraint")
-    ]
+    constraints = [c for e in (entry, link) if e is not None for c in children(e, "constraints", "constraint")]
     return any(c.get("type") == "max" and c.get("scope") == "roster" for c in constraints)
 
 
@@ -256,9 +252,7 @@ class UnitWalker:
         elif local_name(target) == "selectionEntryGroup":
             self._group(target, target_catalogue, model, link)
 
-    def _info(
-        self, carrier: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element
-    ) -> None:
+    def _info(self, carrier: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element) -> None:
         """Profiles, rules, info links and info groups carried by an entry (or its link)."""
         for profile in children(carrier, "profiles", "profile"):
             self._profile(profile, catalogue, model, kind, owner)
@@ -271,17 +265,13 @@ class UnitWalker:
         for link in children(carrier, "infoLinks", "infoLink"):
             self._info_link(link, catalogue, model, kind, owner)
 
-    def _profile(
-        self, profile: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element
-    ) -> None:
+    def _profile(self, profile: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element) -> None:
         if is_hidden(profile):
             self._content.hidden_skipped += 1
         else:
             self._content.profiles.append(ProfileHit(profile, catalogue, model, kind, owner))
 
-    def _info_link(
-        self, link: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element
-    ) -> None:
+    def _info_link(self, link: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element) -> None:
         resolved = self._follow(link, catalogue)
         if resolved is None:
             return

@@ -142,9 +142,7 @@ class _FileRun:
                 reason = f"unresolved link: game system {missing.target_id} {missing.why}"
             else:
                 raw = f'<catalogueLink name="{missing.name}" targetId="{missing.target_id}"/>'
-                reason = (
-                    f"unresolved link: catalogueLink to '{missing.name}' ({missing.target_id}) {missing.why}"
-                )
+                reason = f"unresolved link: catalogueLink to '{missing.name}' ({missing.target_id}) {missing.why}"
             yield self._quarantine(missing.line or self.root.sourceline, reason, raw, missing.kind)
 
     def _link_reason(self, link: Element, scope: Scope) -> str:
@@ -171,9 +169,7 @@ class _FileRun:
     def _root_entries(self) -> list[Element]:
         root = self.root
         links = [
-            link
-            for link in children(root, "entryLinks", "entryLink")
-            if link.get("type") != "selectionEntryGroup"
+            link for link in children(root, "entryLinks", "entryLink") if link.get("type") != "selectionEntryGroup"
         ]
         return children(root, "selectionEntries", "selectionEntry") + links
 
@@ -183,9 +179,7 @@ class _FileRun:
         for element in self._root_entries():
             line = int(element.sourceline or 1)
             link = element if local_name(element) == "entryLink" else None
-            resolved = (
-                scope.resolve(element.get("targetId")) if link is not None else (element, self.catalogue)
-            )
+            resolved = scope.resolve(element.get("targetId")) if link is not None else (element, self.catalogue)
             if resolved is None:
                 yield self._quarantine(line, self._link_reason(element, scope), raw_xml(element), "entryLink")
                 continue
@@ -196,9 +190,7 @@ class _FileRun:
             name = clean_name(entry.get("name")) or "?"
             key = entry.get("id") or f"line {line}"
             if is_hidden(entry) or is_hidden(link):
-                yield self._quarantine(
-                    line, f"hidden entry: '{name}' has hidden=\"true\"", raw_xml(element), "unit"
-                )
+                yield self._quarantine(line, f"hidden entry: '{name}' has hidden=\"true\"", raw_xml(element), "unit")
             elif key in first_line:
                 reason = f"duplicate entry: '{name}' ({key}) already read at line {first_line[key]}"
                 yield self._quarantine(line, reason, raw_xml(element), "unit")
@@ -216,18 +208,14 @@ class _FileRun:
         self.stats.purchases_skipped += content.purchases_skipped
         name = clean_name(entry.get("name")) or "?"
         if not content.has_unit_profile():
-            yield self._quarantine(
-                line, f"no Unit profile: '{name}' has no statline", raw_xml(entry, 500), "unit"
-            )
+            yield self._quarantine(line, f"no Unit profile: '{name}' has no statline", raw_xml(entry, 500), "unit")
             return
         datasheet_id = f"bs:{self.catalogue.stable_id}:{entry.get('id') or line}"
         frame = UnitFrame(datasheet_id, name, self.catalogue, scope, line)
         try:
             records = self._build(content, frame, link, scope, walker)
         except ValueError as exc:
-            yield self._quarantine(
-                line, f"invalid unit '{name}': {short_error(exc)}", raw_xml(entry, 500), "unit"
-            )
+            yield self._quarantine(line, f"invalid unit '{name}': {short_error(exc)}", raw_xml(entry, 500), "unit")
             return
         yield from records
 
@@ -256,9 +244,7 @@ class _FileRun:
             name = clean_name(rule.get("name"))
             key = rule.get("id") or f"line {line}"
             if is_hidden(rule):
-                yield self._quarantine(
-                    line, f"hidden entry: rule '{name}' has hidden=\"true\"", raw_xml(rule), "rule"
-                )
+                yield self._quarantine(line, f"hidden entry: rule '{name}' has hidden=\"true\"", raw_xml(rule), "rule")
             elif key in first_line:
                 reason = f"duplicate entry: rule '{name}' ({key}) already read at line {first_line[key]}"
                 yield self._quarantine(line, reason, raw_xml(rule), "rule")

@@ -106,7 +106,11 @@ class PageContext:
     def quarantine_rows(self) -> list[QuarantineRow]:
         return [
             QuarantineRow(
-                source_id=self.source_id, line=line, stage="parse", reason=reason, raw="".join(raws),
+                source_id=self.source_id,
+                line=line,
+                stage="parse",
+                reason=reason,
+                raw="".join(raws),
                 table=table,
             )
             for (line, reason), (table, raws) in sorted(self._quarantine.items())

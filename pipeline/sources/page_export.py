@@ -140,8 +140,13 @@ def _finish(ctx: PageContext, path: str, sha256: str) -> PageParse:
     ledger = ctx.ledger
     quarantined = len(ledger.quarantined_lines())
     source = Source(
-        source_id=ctx.source_id, format=FORMAT, path=path, sha256=sha256, rows_in=ledger.rows_in,
-        rows_curated=ledger.rows_in - quarantined, rows_quarantined=quarantined,
+        source_id=ctx.source_id,
+        format=FORMAT,
+        path=path,
+        sha256=sha256,
+        rows_in=ledger.rows_in,
+        rows_curated=ledger.rows_in - quarantined,
+        rows_quarantined=quarantined,
     )
     quarantine = ctx.quarantine_rows()
     body = sorted(ctx.records, key=lambda r: _FIRST.get(r.TABLE, 2))
@@ -158,8 +163,6 @@ def _report(source: Source, ctx: PageContext, records: list[Record], rows: list[
         line_kinds=dict(ctx.ledger.line_kinds()),
         records=dict(Counter(r.TABLE for r in records)),
         quarantine=dict(Counter(r.reason for r in rows)),
-        profiles_without_statline=sum(
-            1 for r in records if isinstance(r, ModelProfile) and not r.has_statline
-        ),
+        profiles_without_statline=sum(1 for r in records if isinstance(r, ModelProfile) and not r.has_statline),
         notes=tuple(ctx.notes),
     )

@@ -70,9 +70,7 @@ def _is_content(text: str | None) -> bool:
 def _starts_block(text: str, after: str | None) -> bool:
     if not is_title_like(text) or after is None:
         return False
-    return bool(
-        DETACHMENT_LINE_RE.match(after) or after.casefold() == text.casefold() or _is_content(after)
-    )
+    return bool(DETACHMENT_LINE_RE.match(after) or after.casefold() == text.casefold() or _is_content(after))
 
 
 def _is_header_line(block: Block | None, text: str) -> bool:
@@ -173,6 +171,11 @@ def rule_block(block: Block, ctx: PageContext) -> RuleBlock:
             body.append(frag.text)
     summary = [BULLET_RE.match(f.text)["value"] for f in lines[cut:]]  # type: ignore[index]
     return RuleBlock(
-        source_id=ctx.source_id, line=block.title.line, title=block.title.text, body="\n".join(body),
-        kind=block.kind, summary=summary, examples=examples,
+        source_id=ctx.source_id,
+        line=block.title.line,
+        title=block.title.text,
+        body="\n".join(body),
+        kind=block.kind,
+        summary=summary,
+        examples=examples,
     )

@@ -61,7 +61,7 @@ PREFIX_MARKERS = {
     "DAMAGED:": "damaged",
 }
 
-_GLUE_END = "[.!?)\\]\"”]"
+_GLUE_END = '[.!?)\\]"”]'
 _BULLET_GLUE = re.compile(r"(?<=[.!?:)\]\"”])(?=- \S)")
 _EXAMPLE_GLUE = re.compile(rf"(?<={_GLUE_END})(?=Example: )")
 _NOTE_GLUE = re.compile(rf"(?<={_GLUE_END})(?=Designer['’]s Note: )")

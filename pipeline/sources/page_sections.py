@@ -31,9 +31,7 @@ from schemas.records import Ability, CompositionLine, Keyword, Points, WargearOp
 
 _CORE_PARAM = re.compile(r"^(?P<name>.+?)\s+(?P<param>\d*D\d+(?:\+\d+)?|\d+\+|\d+\"|\d+)$")
 _NAMED = re.compile(r"^(?P<name>[^:.]{1,60}?):\s+(?P<text>.+)$")
-_COMPOSITION = re.compile(
-    r"^(?P<count>\d+)(?:\s*-\s*(?P<max>\d+))?\s+(?P<name>.+?)(?:\s+[–—-]\s+(?P<note>.+))?$"
-)
+_COMPOSITION = re.compile(r"^(?P<count>\d+)(?:\s*-\s*(?P<max>\d+))?\s+(?P<name>.+?)(?:\s+[–—-]\s+(?P<note>.+))?$")
 #: Quarantine reason of a points table row that is not `| N model(s) | cost |` (`| 1 model | 9x0 |`).
 MALFORMED_POINTS = "malformed points row (expected | N models | cost |)"
 _DAMAGED = re.compile(r"^DAMAGED:\s*(?P<range>\d+\s*-\s*\d+)?", re.IGNORECASE)
@@ -53,14 +51,16 @@ class SheetInfo:
 
 def _ability(ctx: PageContext, frag: Fragment, name: str, kind: str, **fields: str | None) -> Ability:
     return Ability(
-        datasheet_id=str(ctx.datasheet_id), source_id=ctx.source_id, line=frag.line,
-        name=name, kind=kind, **fields,
+        datasheet_id=str(ctx.datasheet_id),
+        source_id=ctx.source_id,
+        line=frag.line,
+        name=name,
+        kind=kind,
+        **fields,
     )
 
 
-def _emit_ability(
-    ctx: PageContext, frags: list[Fragment], name: str, kind: str, **fields: str | None
-) -> None:
+def _emit_ability(ctx: PageContext, frags: list[Fragment], name: str, kind: str, **fields: str | None) -> None:
     record = ctx.build(partial(_ability, ctx, frags[0], name, kind, **fields), frags, "abilities")
     if record is not None:
         ctx.emit(record, frags)
@@ -87,8 +87,11 @@ def parse_wargear(frags: list[Fragment], ctx: PageContext) -> None:
 
 def _option(ctx: PageContext, position: int, text: str, frag: Fragment) -> WargearOption:
     return WargearOption(
-        datasheet_id=str(ctx.datasheet_id), source_id=ctx.source_id, line=frag.line,
-        position=position, text=text,
+        datasheet_id=str(ctx.datasheet_id),
+        source_id=ctx.source_id,
+        line=frag.line,
+        position=position,
+        text=text,
     )
 
 
@@ -152,8 +155,11 @@ def parse_composition(frags: list[Fragment], ctx: PageContext, info: SheetInfo) 
         bullet = BULLET_RE.match(frag.text)
         text = bullet["value"] if bullet else frag.text
         line = CompositionLine(
-            datasheet_id=str(ctx.datasheet_id), source_id=ctx.source_id, line=frag.line,
-            position=position, text=text,
+            datasheet_id=str(ctx.datasheet_id),
+            source_id=ctx.source_id,
+            line=frag.line,
+            position=position,
+            text=text,
         )
         if ctx.emit(line, [frag]):
             model = _COMPOSITION.match(text)
@@ -167,10 +173,15 @@ def _points(frag: Fragment, match: re.Match[str], ctx: PageContext, info: SheetI
     description = frag.text.strip("| ").split("|")[0].strip()
     record = ctx.build(
         lambda: Points(
-            datasheet_id=str(ctx.datasheet_id), source_id=ctx.source_id, line=frag.line,
-            models=int(match["models"]), cost=int(match["cost"]), description=description,
+            datasheet_id=str(ctx.datasheet_id),
+            source_id=ctx.source_id,
+            line=frag.line,
+            models=int(match["models"]),
+            cost=int(match["cost"]),
+            description=description,
         ),
-        [frag], "composition",
+        [frag],
+        "composition",
     )
     if record is not None and ctx.emit(record, [frag]):
         info.points_models.append(record.models)
@@ -215,8 +226,13 @@ def keyword_records(ctx: PageContext, info: SheetInfo) -> list[str]:
     """Emit the collected keywords; return them (non-faction first) for the model profiles."""
     for keyword, (is_faction, frag) in info.keywords.items():
         ctx.emit(
-            Keyword(datasheet_id=str(ctx.datasheet_id), source_id=ctx.source_id, line=frag.line,
-                    keyword=keyword, is_faction=is_faction),
+            Keyword(
+                datasheet_id=str(ctx.datasheet_id),
+                source_id=ctx.source_id,
+                line=frag.line,
+                keyword=keyword,
+                is_faction=is_faction,
+            ),
             [],
         )
     regular = [k for k, (f, _) in info.keywords.items() if not f]

@@ -42,6 +42,7 @@ def stratagem_group_length(frags: list[Fragment], i: int) -> int:
 
     An entry whose type line ends in `Stratagem` is a glossary block, not a list entry.
     """
+
     def text(k: int) -> str:
         return frags[k].text if k < len(frags) else ""
 

@@ -109,15 +109,21 @@ def _emit_detachment(name: str, block: Block | None, frags: list[Fragment], ctx:
     ability_id = f"detachment_ability:{slug(ctx.faction or 'unknown')}:{slug(name)}"
     legend, text = _detachment_texts(block)
     record = DetachmentAbility(
-        detachment_ability_id=ability_id, source_id=ctx.source_id,
+        detachment_ability_id=ability_id,
+        source_id=ctx.source_id,
         line=frags[0].line if frags else (block.title.line if block else None),
-        faction=ctx.faction, name=name, detachment=block.detachment if block else None,
-        legend=legend, text=text,
+        faction=ctx.faction,
+        name=name,
+        detachment=block.detachment if block else None,
+        legend=legend,
+        text=text,
     )
     if ctx.emit(record, frags) and frags and ctx.datasheet_id is not None:
         link = DatasheetDetachmentAbility(
-            datasheet_id=ctx.datasheet_id, detachment_ability_id=ability_id,
-            source_id=ctx.source_id, line=frags[0].line,
+            datasheet_id=ctx.datasheet_id,
+            detachment_ability_id=ability_id,
+            source_id=ctx.source_id,
+            line=frags[0].line,
         )
         ctx.emit(link, [])
 
@@ -139,9 +145,14 @@ def emit_datasheet(header: Fragment | None, info: sections.SheetInfo, ctx: PageC
         return
     match = HEADER_RE.match(header.text)
     datasheet = Datasheet(
-        datasheet_id=ctx.datasheet_id, source_id=ctx.source_id, line=header.line, faction=ctx.faction,
-        name=match["name"].strip() if match else header.text, damaged_w=info.damaged_w,
-        damaged_description=info.damaged_description, leader_text=info.leader_text,
+        datasheet_id=ctx.datasheet_id,
+        source_id=ctx.source_id,
+        line=header.line,
+        faction=ctx.faction,
+        name=match["name"].strip() if match else header.text,
+        damaged_w=info.damaged_w,
+        damaged_description=info.damaged_description,
+        leader_text=info.leader_text,
     )
     ctx.emit(datasheet, [header])
     keywords = sections.keyword_records(ctx, info)
@@ -150,7 +161,12 @@ def emit_datasheet(header: Fragment | None, info: sections.SheetInfo, ctx: PageC
         ctx.notes.append("UNIT COMPOSITION names no model: no model profile")
     for model, frag in info.models:
         profile = ModelProfile(
-            profile_id=sections.profile_id(ctx.datasheet_id, model), datasheet_id=ctx.datasheet_id,
-            source_id=ctx.source_id, line=frag.line, name=model, keywords=keywords, unit_size=unit_size,
+            profile_id=sections.profile_id(ctx.datasheet_id, model),
+            datasheet_id=ctx.datasheet_id,
+            source_id=ctx.source_id,
+            line=frag.line,
+            name=model,
+            keywords=keywords,
+            unit_size=unit_size,
         )
         ctx.emit(profile, [])

@@ -155,15 +155,24 @@ def emit_stratagems(drafts: list[Draft], ctx: PageContext) -> None:
         ctx.emit(record, draft.frags)
         if draft.listed and ctx.datasheet_id is not None:
             link = DatasheetStratagem(
-                datasheet_id=ctx.datasheet_id, stratagem_id=draft.stratagem_id,
-                source_id=ctx.source_id, line=draft.line,
+                datasheet_id=ctx.datasheet_id,
+                stratagem_id=draft.stratagem_id,
+                source_id=ctx.source_id,
+                line=draft.line,
             )
             ctx.emit(link, [])
 
 
 def _record(draft: Draft, ctx: PageContext) -> Stratagem:
     return Stratagem(
-        stratagem_id=draft.stratagem_id, source_id=ctx.source_id, line=draft.line or None,
-        name=draft.name, cp=draft.cp, detachment=draft.detachment, type=draft.type,
-        faction=draft.faction, source_tag=draft.source_tag, **draft.texts,
+        stratagem_id=draft.stratagem_id,
+        source_id=ctx.source_id,
+        line=draft.line or None,
+        name=draft.name,
+        cp=draft.cp,
+        detachment=draft.detachment,
+        type=draft.type,
+        faction=draft.faction,
+        source_tag=draft.source_tag,
+        **draft.texts,
     )

@@ -88,9 +88,7 @@ def _header_ok(header: Fragment) -> bool:
     return cells in _HEADER_COLUMNS
 
 
-def parse_weapon_table(
-    frags: list[Fragment], kind: str, ctx: PageContext, vocabulary: re.Pattern[str]
-) -> None:
+def parse_weapon_table(frags: list[Fragment], kind: str, ctx: PageContext, vocabulary: re.Pattern[str]) -> None:
     """A table section: header fragment first, then rows (empty name row + full row)."""
     header, rows = frags[0], frags[1:]
     section = f"{kind}_weapons"

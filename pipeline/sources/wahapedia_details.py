@@ -48,9 +48,7 @@ class UnitFacts:
     def keywords_for(self, datasheet: str, model_name: str) -> list[str]:
         """Keywords of one model: the datasheet's own plus those limited to this model."""
         found = [
-            k.keyword
-            for k in self.keywords.get(datasheet, [])
-            if k.scope is None or scope_matches(k.scope, model_name)
+            k.keyword for k in self.keywords.get(datasheet, []) if k.scope is None or scope_matches(k.scope, model_name)
         ]
         return list(dict.fromkeys(found))
 
@@ -78,9 +76,7 @@ def _ability_parts(row: Row, lookups: Lookups) -> tuple[str, str]:
     return clean(row.get("name")) or shared.name, row.get("description") or shared.html
 
 
-def read_abilities(
-    table: Table, lookups: Lookups, datasheets: set[str], facts: UnitFacts
-) -> Iterator[Record]:
+def read_abilities(table: Table, lookups: Lookups, datasheets: set[str], facts: UnitFacts) -> Iterator[Record]:
     once = Once()
 
     def build(row: Row) -> list[Record]:

@@ -222,9 +222,7 @@ def read_datasheet_enhancements(table: Table, lookups: Lookups, datasheets: set[
     return curate_rows(table, "datasheet_enhancements", build)
 
 
-def read_datasheet_detachment_abilities(
-    table: Table, lookups: Lookups, datasheets: set[str]
-) -> Iterator[Record]:
+def read_datasheet_detachment_abilities(table: Table, lookups: Lookups, datasheets: set[str]) -> Iterator[Record]:
     once = Once()
 
     def build(row: Row) -> list[Record]:

@@ -58,9 +58,7 @@ def _datasheet(row: Row, lookups: Lookups, source_id: str) -> Datasheet:
     )  # fmt: skip
 
 
-def read_datasheets(
-    table: Table, lookups: Lookups, with_models: set[str], names: dict[str, str]
-) -> Iterator[Record]:
+def read_datasheets(table: Table, lookups: Lookups, with_models: set[str], names: dict[str, str]) -> Iterator[Record]:
     """Datasheets; fills `names` (raw id -> name) with every curated one.
 
     A `virtual` datasheet without any model (the site's "Example Wargear" page) is

@@ -112,18 +112,18 @@ def polars_type(annotation: Any) -> pl.DataType:
     if origin is Literal or origin is typing.Annotated:
         return pl.String()
     simple: dict[Any, pl.DataType] = {
-        str: pl.String(), int: pl.Int64(), float: pl.Float64(), bool: pl.Boolean(), Dice: pl.String()
+        str: pl.String(),
+        int: pl.Int64(),
+        float: pl.Float64(),
+        bool: pl.Boolean(),
+        Dice: pl.String(),
     }
     return simple.get(annotation, pl.String())
 
 
 def table_schema(model: type[Record]) -> dict[str, pl.DataType]:
     """Published columns of a table and their Polars types, in a fixed order."""
-    schema = {
-        name: polars_type(field.annotation)
-        for name, field in model.model_fields.items()
-        if not field.exclude
-    }
+    schema = {name: polars_type(field.annotation) for name, field in model.model_fields.items() if not field.exclude}
     schema.update({name: polars_type(kind) for name, kind in model.EXTRA_COLUMNS.items()})
     provenance = [c for c in ("source_id", "line") if c not in model.KEY]
     ordered = [c for c in schema if c not in provenance] + provenance
@@ -135,7 +135,8 @@ def not_null_columns(model: type[Record]) -> set[str]:
     return {
         name
         for name, field in model.model_fields.items()
-        if not field.exclude and type(None) not in typing.get_args(field.annotation)
+        if not field.exclude
+        and type(None) not in typing.get_args(field.annotation)
         and field.annotation is not type(None)
     }
 

@@ -32,7 +32,6 @@ def load_duckdb(frames: dict[str, pl.DataFrame], db_path: Path) -> None:
         con.close()
 
 
-
 #: Above this many cells the damage matrix stays in Parquet and DuckDB gets a view.
 DAMAGE_TABLE_MAX_ROWS = 5_000_000
 

@@ -16,14 +16,37 @@ def _frames(stealth: bool) -> Dataset:
     ds = Dataset()
     for sheet in ("shooter", "target"):
         ds.add(Datasheet(datasheet_id=sheet, source_id="t", faction="Test", name=sheet))
-    ds.add(ModelProfile(profile_id="target:1", datasheet_id="target", name="Target", toughness=4, save=3,
-                        wounds=2, keywords=["INFANTRY"], unit_size=5))
+    ds.add(
+        ModelProfile(
+            profile_id="target:1",
+            datasheet_id="target",
+            name="Target",
+            toughness=4,
+            save=3,
+            wounds=2,
+            keywords=["INFANTRY"],
+            unit_size=5,
+        )
+    )
     if stealth:
         ds.add(Ability(datasheet_id="target", name="Stealth", kind="core"))
     typed = parse_ability_list("")
     for kind, rng in (("ranged", 24), ("melee", None)):
-        ds.add(Weapon(weapon_id=f"w-{kind}", datasheet_id="shooter", name=kind, kind=kind, range_inches=rng,
-                      attacks="10", skill=3, strength=4, ap=0, damage="1", typed_abilities=typed))
+        ds.add(
+            Weapon(
+                weapon_id=f"w-{kind}",
+                datasheet_id="shooter",
+                name=kind,
+                kind=kind,
+                range_inches=rng,
+                attacks="10",
+                skill=3,
+                strength=4,
+                ap=0,
+                damage="1",
+                typed_abilities=typed,
+            )
+        )
     ds.add(Points(datasheet_id="shooter", models=1, cost=100))
     ds.extend(load_reference_profiles())
     return ds

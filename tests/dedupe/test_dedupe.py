@@ -17,8 +17,7 @@ from tests.conftest import AVENGER, INVOCATUS, WAZDAKKA
 @cache
 def seed_blocks() -> tuple[RuleBlock, ...]:
     return tuple(
-        r for path in (WAZDAKKA, AVENGER, INVOCATUS) for r in parse_page(path).records
-        if isinstance(r, RuleBlock)
+        r for path in (WAZDAKKA, AVENGER, INVOCATUS) for r in parse_page(path).records if isinstance(r, RuleBlock)
     )
 
 
@@ -33,9 +32,7 @@ def rules_titled(title: str) -> list[Rule]:
 
 def test_report_figures_across_the_three_seeds() -> None:
     report = seed_result().report
-    assert report.as_dict() == {
-        "blocks_seen": 174, "distinct_rules": 108, "variants": 5, "titles_with_variants": 5
-    }
+    assert report.as_dict() == {"blocks_seen": 174, "distinct_rules": 108, "variants": 5, "titles_with_variants": 5}
     assert len(seed_result().occurrences) == 174
     assert Counter(r.occurrences for r in seed_result().rules) == {1: 66, 2: 18, 3: 24}
 
@@ -83,9 +80,7 @@ def test_input_order_does_not_change_the_output() -> None:
     assert backwards.occurrences == seed_result().occurrences
 
 
-def block(
-    title: str, body: str, source: str = "page_export:a.txt", line: int = 1, **extra: list[str]
-) -> RuleBlock:
+def block(title: str, body: str, source: str = "page_export:a.txt", line: int = 1, **extra: list[str]) -> RuleBlock:
     return RuleBlock(title=title, body=body, source_id=source, line=line, **extra)
 
 

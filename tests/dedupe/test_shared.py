@@ -39,8 +39,18 @@ def test_nulls_filled_and_conflicts_reported() -> None:
 
 
 def test_tables_outside_the_shared_list_are_never_merged() -> None:
-    weapon = Weapon(weapon_id="w", datasheet_id="d", name="Gun", kind="ranged", range_inches=12, attacks="1",
-                    skill=3, strength=4, ap=0, damage="1")
+    weapon = Weapon(
+        weapon_id="w",
+        datasheet_id="d",
+        name="Gun",
+        kind="ranged",
+        range_inches=12,
+        attacks="1",
+        skill=3,
+        strength=4,
+        ap=0,
+        damage="1",
+    )
     assert merge_shared_records([weapon, weapon]).records == [weapon, weapon]
 
 
@@ -48,7 +58,10 @@ def test_dedupe_stage_on_the_seeds() -> None:
     dataset = Dataset(seed_records())
     report = dedupe_stage(dataset)
     assert {k: report[k] for k in ("blocks_seen", "distinct_rules", "variants", "conflicts")} == {
-        "blocks_seen": 174, "distinct_rules": 108, "variants": 5, "conflicts": 0
+        "blocks_seen": 174,
+        "distinct_rules": 108,
+        "variants": 5,
+        "conflicts": 0,
     }
     assert report["collapsed"] == {"stratagems": 17, "detachment_abilities": 0}
     counts = dataset.counts()

@@ -249,9 +249,7 @@ def test_a_404_fails_that_file_only_without_retrying(server: tuple[str, Behaviou
 
 def test_files_over_the_size_limit_are_refused(server: tuple[str, Behaviour], tmp_path: Path) -> None:
     base_url, behaviour = server
-    report = fetch_wahapedia(
-        base_url, tmp_path, files=["Factions.csv", "Datasheets.csv"], max_bytes=64_000, **FAST
-    )
+    report = fetch_wahapedia(base_url, tmp_path, files=["Factions.csv", "Datasheets.csv"], max_bytes=64_000, **FAST)
     assert report.fetched == ["Factions.csv"]
     assert report.failed["Datasheets.csv"].startswith("too large")
     assert behaviour.requests["Datasheets.csv"] == 1

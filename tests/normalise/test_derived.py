@@ -13,9 +13,7 @@ from pipeline.normalise.derived import (
 )
 
 
-def ability(
-    name: str, text: str | None = None, kind: str = "datasheet", parameter: str | None = None
-) -> AbilityText:
+def ability(name: str, text: str | None = None, kind: str = "datasheet", parameter: str | None = None) -> AbilityText:
     return AbilityText(name=name, kind=kind, parameter=parameter, text=text)
 
 
@@ -76,10 +74,7 @@ def test_best_fnp_is_the_lowest_and_keeps_its_source() -> None:
 
 def reduce(who: str, n: int = 1, end: str = ".") -> str:
     """The real sentence shape (Datasheets_abilities.csv, e.g. Armoured Resilience, line 351)."""
-    return (
-        f"Each time an attack is allocated to {who}, "
-        f"subtract {n} from the Damage characteristic of that attack{end}"
-    )
+    return f"Each time an attack is allocated to {who}, subtract {n} from the Damage characteristic of that attack{end}"
 
 
 @pytest.mark.parametrize(
@@ -113,9 +108,7 @@ CHARGE = (
     [
         ability("Necrodermis", HALVE),
         ability("Urban Warfare", COVER),
-        ability(
-            "Guardian of the Lost", "While this model is leading a unit, " + reduce("a model in that unit")
-        ),
+        ability("Guardian of the Lost", "While this model is leading a unit, " + reduce("a model in that unit")),
         ability("Scattershield", reduce("this model"), "wargear"),
         ability("Thunderous Charge", CHARGE),
     ],

@@ -134,10 +134,7 @@ def test_sanitised_copy_keeps_structure() -> None:
         '<p class="ShowFluff">Select:</p><ul class="redSquare"><li><b>One</b> <a href="/x">link</a></li>'
         '<li><span class="kwb">infantry</span></li></ul><div>After</div><br><br><br>End'
     )
-    assert (
-        sanitise_html(markup)
-        == "<p>Select:</p><ul><li><b>One</b> link</li><li>INFANTRY</li></ul>After<br><br>End"
-    )
+    assert sanitise_html(markup) == "<p>Select:</p><ul><li><b>One</b> link</li><li>INFANTRY</li></ul>After<br><br>End"
 
 
 def test_real_export_cells_clean_without_leftover_markup(wahapedia_dir: Path) -> None:

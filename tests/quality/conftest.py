@@ -117,9 +117,7 @@ def _unit(datasheet_id: str, source_id: str, name: str, cost: int, **stats: Any)
             keywords=["INFANTRY", "CHARACTER"],
             **stats,
         ),
-        Points(
-            datasheet_id=datasheet_id, models=1, cost=cost, description="1 model", source_id=source_id, line=1
-        ),
+        Points(datasheet_id=datasheet_id, models=1, cost=cost, description="1 model", source_id=source_id, line=1),
         Keyword(datasheet_id=datasheet_id, keyword="Orks", is_faction=True, source_id=source_id, line=1),
         Keyword(datasheet_id=datasheet_id, keyword="Character", source_id=source_id, line=2),
         Ability(datasheet_id=datasheet_id, name="Waaagh!", kind="faction", source_id=source_id, line=3),

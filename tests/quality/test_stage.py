@@ -114,10 +114,7 @@ def test_broken_store_reports_exactly_the_breaks(broken_gate: tuple[str, Path]) 
 def test_broken_store_fails_with_one_clear_message(broken_gate: tuple[str, Path]) -> None:
     message, release = broken_gate
     assert message.startswith("7 critical quality gate(s) failed: keywords: ")
-    assert (
-        "model_profiles: expect_column_values_to_be_between(toughness in [1, 20]) failed on 1 of 2 rows"
-        in message
-    )
+    assert "model_profiles: expect_column_values_to_be_between(toughness in [1, 20]) failed on 1 of 2 rows" in message
     assert "; and 2 more (full report: " in message
     kept = Path(message.rsplit("(full report: ", 1)[1].rstrip(")"))
     assert kept.is_file() and not str(kept).startswith(str(release))
@@ -134,9 +131,7 @@ def test_absent_tables_are_checked_as_empty(broken_gate: tuple[str, Path]) -> No
 
 def test_importing_the_stage_does_not_import_gx() -> None:
     code = "import sys, pipeline.quality, pipeline.quality.stage; print('great_expectations' in sys.modules)"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=config.REPO_ROOT
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=config.REPO_ROOT)
     assert out.stdout.strip() == "False"
 
 

@@ -78,9 +78,7 @@ def test_dice_regex_is_the_schema_pattern_without_capture_groups() -> None:
     assert _dice_regex() == DICE_PATTERN.replace("(", "(?:")
 
 
-@pytest.mark.parametrize(
-    "text", ["1", "12", "D3", "D6", "2D6", "D6+1", "3D3+3", "D7", "0", "D6+0", "d6", "6+", ""]
-)
+@pytest.mark.parametrize("text", ["1", "12", "D3", "D6", "2D6", "D6+1", "3D3+3", "D7", "0", "D6+0", "d6", "6+", ""])
 def test_dice_regex_agrees_with_the_schema(text: str) -> None:
     canonical = re.fullmatch(DICE_PATTERN, text) is not None
     assert (re.search(_dice_regex(), text) is not None) == canonical
@@ -116,9 +114,7 @@ def test_suite_files_are_gx_suite_documents() -> None:
             {
                 "name": "x",
                 "meta": {"table": "x"},
-                "expectations": [
-                    {"type": "expect_column_values_to_be_unique", "kwargs": {"column": "a"}, "meta": {}}
-                ],
+                "expectations": [{"type": "expect_column_values_to_be_unique", "kwargs": {"column": "a"}, "meta": {}}],
             },
             "severity",
         ),

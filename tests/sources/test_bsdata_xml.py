@@ -42,9 +42,7 @@ def datasheet(records: list[Record], source_id: str, name: str) -> Datasheet:
 
 
 def children_of(records: list[Record], kind: type[Record], sheet: Datasheet) -> list[Record]:
-    return [
-        r for r in records if isinstance(r, kind) and getattr(r, "datasheet_id", None) == sheet.datasheet_id
-    ]
+    return [r for r in records if isinstance(r, kind) and getattr(r, "datasheet_id", None) == sheet.datasheet_id]
 
 
 def weapon(records: list[Record], sheet: Datasheet, name: str) -> Weapon:
@@ -54,9 +52,7 @@ def weapon(records: list[Record], sheet: Datasheet, name: str) -> Weapon:
 
 
 def model(records: list[Record], sheet: Datasheet, name: str) -> ModelProfile:
-    found = [
-        m for m in children_of(records, ModelProfile, sheet) if isinstance(m, ModelProfile) and m.name == name
-    ]
+    found = [m for m in children_of(records, ModelProfile, sheet) if isinstance(m, ModelProfile) and m.name == name]
     assert len(found) == 1, f"model {name!r} on {sheet.name}: {len(found)}"
     return found[0]
 
@@ -101,9 +97,7 @@ def broken() -> list[Record]:
         (BROKEN, "bsdata:Linker.cat", 4, 1, 3),
     ],
 )
-def test_fixture_accounting(
-    folder: Path, source_id: str, rows_in: int, curated: int, quarantined: int
-) -> None:
+def test_fixture_accounting(folder: Path, source_id: str, rows_in: int, curated: int, quarantined: int) -> None:
     records = list(parse(folder))
     sources = [s for s in of_type(records, Source) if s.source_id == source_id]
     assert len(sources) == 1
@@ -115,9 +109,7 @@ def test_fixture_accounting(
 
 
 def test_fixture_quarantine_reasons(army: list[Record]) -> None:
-    rows = {
-        (r.line, r.reason.split(":")[0]) for r in of_type(army, QuarantineRow) if isinstance(r, QuarantineRow)
-    }
+    rows = {(r.line, r.reason.split(":")[0]) for r in of_type(army, QuarantineRow) if isinstance(r, QuarantineRow)}
     assert rows == {
         (20, "unresolved link"),  # catalogueLink to Missing Library
         (32, "unresolved link"),  # root entryLink Ghost Tank
@@ -162,9 +154,7 @@ def test_fixture_weapons_and_abilities(army: list[Record]) -> None:
     assert (sword.kind, sword.range_inches, sword.skill, sword.abilities) == ("melee", None, 3, [])
     names = {w.name for w in children_of(army, Weapon, squad) if isinstance(w, Weapon)}
     assert names == {"Test rifle", "Power sword", "Test pistol"}  # Broken gun is quarantined
-    abilities = {
-        (a.name, a.kind, a.parameter) for a in children_of(army, Ability, squad) if isinstance(a, Ability)
-    }
+    abilities = {(a.name, a.kind, a.parameter) for a in children_of(army, Ability, squad) if isinstance(a, Ability)}
     assert abilities == {
         ("Invulnerable Save", "datasheet", None),
         ("Stubborn", "datasheet", None),
@@ -173,13 +163,9 @@ def test_fixture_weapons_and_abilities(army: list[Record]) -> None:
         ("Scouts", "core", '6"'),
         ("Army Rule", "faction", None),
     }  # not: Pistol (a weapon's rule), Shiny Relic, Heroic Honour, Boarding Trick (purchases)
-    stubborn = [
-        a for a in children_of(army, Ability, squad) if isinstance(a, Ability) and a.name == "Stubborn"
-    ]
+    stubborn = [a for a in children_of(army, Ability, squad) if isinstance(a, Ability) and a.name == "Stubborn"]
     assert stubborn[0].text == "Each time this unit takes a Battle-shock test, add 1 to it."
-    keywords = {
-        (k.keyword, k.is_faction) for k in children_of(army, Keyword, squad) if isinstance(k, Keyword)
-    }
+    keywords = {(k.keyword, k.is_faction) for k in children_of(army, Keyword, squad) if isinstance(k, Keyword)}
     assert keywords == {("TEST ARMY", True), ("INFANTRY", False), ("BATTLELINE", False)}
 
 
@@ -225,10 +211,7 @@ def test_malformed_catalogue_is_quarantined_not_fatal(broken: list[Record]) -> N
     assert len(rows) == 1 and isinstance(rows[0], QuarantineRow)
     assert rows[0].reason.startswith("malformed XML") and rows[0].line == 6
     linker = reasons(broken, "bsdata:Linker.cat")
-    assert any(
-        r.startswith("unresolved link: catalogueLink to 'Broken Library'") and "unreadable" in r
-        for r in linker
-    )
+    assert any(r.startswith("unresolved link: catalogueLink to 'Broken Library'") and "unreadable" in r for r in linker)
     assert any(r == "unresolved link: game system sys-absent not in folder" for r in linker)
     assert any("infoLink 'Half a rule'" in r for r in linker)
     lonely = datasheet(broken, "bsdata:Linker.cat", "Lonely Unit")
@@ -395,9 +378,7 @@ def test_real_statlines(
         (TYRANIDS, "Termagants", "Fleshborer", ("ranged", 18, "1", 4, 5, 0, "1", ["assault"])),
     ],
 )
-def test_real_weapons(
-    real: list[Record], source_id: str, unit: str, name: str, expected: tuple[object, ...]
-) -> None:
+def test_real_weapons(real: list[Record], source_id: str, unit: str, name: str, expected: tuple[object, ...]) -> None:
     found = weapon(real, datasheet(real, source_id, unit), name)
     values = (found.kind, found.range_inches, found.attacks.text, found.skill, found.strength, found.ap)
     assert (*values, found.damage.text, found.abilities) == expected
@@ -431,9 +412,7 @@ def test_real_cross_catalogue_links_resolve(real: list[Record], bsdata_dir: Path
 
 
 def test_real_unresolved_links_are_reported(real: list[Record], parser: BsdataParser) -> None:
-    missing = {
-        sid: stats.missing_catalogues for sid, stats in parser.stats.items() if stats.missing_catalogues
-    }
+    missing = {sid: stats.missing_catalogues for sid, stats in parser.stats.items() if stats.missing_catalogues}
     assert missing == {
         WE: [
             "Chaos - Chaos Knights Library",
@@ -449,9 +428,7 @@ def test_real_unresolved_links_are_reported(real: list[Record], parser: BsdataPa
     }
     we = reasons(real, WE)
     assert "unresolved link: catalogueLink to 'Library - Titans' (7481-280e-b55e-7867) not in folder" in we
-    assert any(
-        r.startswith("unresolved link: entryLink 'Cerberus [Legends]' -> 4044-b458-fb4d-d05b") for r in we
-    )
+    assert any(r.startswith("unresolved link: entryLink 'Cerberus [Legends]' -> 4044-b458-fb4d-d05b") for r in we)
     assert any(r.startswith("unresolved link: infoLink 'Damaged: 1-4 wounds remaining'") for r in we)
     assert sum(r.startswith("unresolved link") for r in we) == 40
     assert sum(r.startswith("unresolved link") for r in reasons(real, AM)) == 3

@@ -84,11 +84,12 @@ ABILITIES = {
 }
 
 KEYWORDS = {
-    WAZDAKKA: (["MOUNTED", "VEHICLE", "SPEED FREEKS", "EPIC HERO", "SMOKE", "CHARACTER", "WAZDAKKA GUTSMEK"],
-               ["ORKS"]),
+    WAZDAKKA: (["MOUNTED", "VEHICLE", "SPEED FREEKS", "EPIC HERO", "SMOKE", "CHARACTER", "WAZDAKKA GUTSMEK"], ["ORKS"]),
     AVENGER: (["VEHICLE", "FLY", "AIRCRAFT", "IMPERIUM", "AVENGER STRIKE FIGHTER"], ["ASTRA MILITARUM"]),
-    INVOCATUS: (["MOUNTED", "CHARACTER", "EPIC HERO", "GRENADES", "CHAOS", "KHORNE", "LORD INVOCATUS"],
-                ["WORLD EATERS"]),
+    INVOCATUS: (
+        ["MOUNTED", "CHARACTER", "EPIC HERO", "GRENADES", "CHAOS", "KHORNE", "LORD INVOCATUS"],
+        ["WORLD EATERS"],
+    ),
 }
 
 # (composition text, model name, points models, points cost)
@@ -100,8 +101,7 @@ COMPOSITION = {
 
 
 def weapon_tuple(w: Any) -> tuple[Any, ...]:
-    return (w.name, w.kind, w.range_inches, w.attacks.text, w.skill, w.strength, w.ap, w.damage.text,
-            w.abilities)
+    return (w.name, w.kind, w.range_inches, w.attacks.text, w.skill, w.strength, w.ap, w.damage.text, w.abilities)
 
 
 @pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.name)
@@ -150,9 +150,7 @@ def test_abilities_with_parameters_and_kinds(path: Path) -> None:
 
 def test_named_abilities_glued_to_previous_sentence_are_split() -> None:
     texts = {a.name: a.text for a in table(WAZDAKKA, "abilities")}
-    assert texts["Fixit da Grot"] == (
-        "At the start of your Command phase, this model regains up to D3 lost wounds."
-    )
+    assert texts["Fixit da Grot"] == ("At the start of your Command phase, this model regains up to D3 lost wounds.")
     assert texts["Throttlerokkit Shokka Engine"].startswith("In your Command phase, select one of the")
     invocatus = {a.name: a.text for a in table(INVOCATUS, "abilities")}
     assert invocatus["Counter-attacks"].endswith("in a turn in which it Fell Back.")
@@ -204,8 +202,7 @@ def test_damaged_section() -> None:
     (sheet,) = table(AVENGER, "datasheets")
     assert sheet.damaged_w == "1-5"
     assert sheet.damaged_description == (
-        "While this model has 1-5 wounds remaining, each time this model makes an attack, "
-        "subtract 1 from the Hit roll."
+        "While this model has 1-5 wounds remaining, each time this model makes an attack, subtract 1 from the Hit roll."
     )
 
 

@@ -60,7 +60,11 @@ def test_weapon_edge_cases_that_do_parse() -> None:
     result = parse_page(FIXTURES / "broken_weapons.txt")
     weapons = {w.weapon_id.split(":")[-1]: w for w in table(result, "weapons")}
     assert sorted(weapons) == [
-        "flamer", "plasma-pistol-standard", "plasma-pistol-supercharge", "power-fist", "storm-bolter",
+        "flamer",
+        "plasma-pistol-standard",
+        "plasma-pistol-supercharge",
+        "power-fist",
+        "storm-bolter",
         "storm-bolter-e464c2",
     ]
     # a multi-profile heading row (`| Plasma pistol | ||||`) is consumed by its `➤` profiles
@@ -93,7 +97,9 @@ def test_broken_stratagems_and_glossary() -> None:
     (feel_no_pain,) = table(result, "abilities")
     assert (feel_no_pain.name, feel_no_pain.parameter) == ("Feel No Pain", "5+")
     assert [(b.title, b.line) for b in table(result, "rule_blocks")] == [
-        ("TEST PLOY", 15), ("Torrent", 24), ("Lance", 25)
+        ("TEST PLOY", 15),
+        ("Torrent", 24),
+        ("Lance", 25),
     ]
     assert "UNIT COMPOSITION names no model: no model profile" in result.report.notes
 

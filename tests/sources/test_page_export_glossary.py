@@ -15,18 +15,38 @@ from tests.sources.test_page_export import SEEDS, parsed, table
 
 # Stratagem list entries per seed and per detachment (file lines 32-151 / 26-76 / 25-95).
 STRATAGEM_LIST = {
-    WAZDAKKA: {"Core": 8, "Kult of Speed": 6, "Speedwaaagh!": 6, "More Dakka!": 5, "Freebooter Krew": 4,
-               "Taktikal Brigade": 4, "War Horde": 3, "Blitz Brigade": 1},
+    WAZDAKKA: {
+        "Core": 8,
+        "Kult of Speed": 6,
+        "Speedwaaagh!": 6,
+        "More Dakka!": 5,
+        "Freebooter Krew": 4,
+        "Taktikal Brigade": 4,
+        "War Horde": 3,
+        "Blitz Brigade": 1,
+    },
     AVENGER: {"Core": 7, "Boarding Actions": 4, "Bridgehead Strike": 1, "Combined Regiment": 1},
     INVOCATUS: {"Core": 8, "Berzerker Warband": 6, "Boarding Actions": 5},
 }
 # Glossary blocks per kind.
 BLOCK_KINDS = {
-    WAZDAKKA: {"stratagem": 37, "rule": 21, "weapon_ability": 13, "core_ability": 5, "detachment_ability": 5,
-               "faction_rule": 1},
+    WAZDAKKA: {
+        "stratagem": 37,
+        "rule": 21,
+        "weapon_ability": 13,
+        "core_ability": 5,
+        "detachment_ability": 5,
+        "faction_rule": 1,
+    },
     AVENGER: {"rule": 18, "stratagem": 13, "weapon_ability": 5, "core_ability": 2},
-    INVOCATUS: {"rule": 20, "stratagem": 19, "weapon_ability": 9, "core_ability": 4, "faction_rule": 1,
-                "detachment_ability": 1},
+    INVOCATUS: {
+        "rule": 20,
+        "stratagem": 19,
+        "weapon_ability": 9,
+        "core_ability": 4,
+        "faction_rule": 1,
+        "detachment_ability": 1,
+    },
 }
 # Non-empty lines; lines per disposition (record / furniture / collapsed duplicate / quarantine).
 LINES = {
@@ -37,9 +57,13 @@ LINES = {
 # The one quarantined line of each seed: the weapon-profile tooltip sentence with no heading.
 QUARANTINED_LINE = {WAZDAKKA: 179, AVENGER: 120, INVOCATUS: 167}
 DETACHMENT_ABILITIES = {
-    WAZDAKKA: [("Get Stuck In", "War Horde"), ("Here Be Loot", "Freebooter Krew"),
-               ("Turbo Boostas", "Speedwaaagh!"), ("Eager for the Fight", "Blitz Brigade"),
-               ("Adrenaline Junkies", "Kult of Speed")],
+    WAZDAKKA: [
+        ("Get Stuck In", "War Horde"),
+        ("Here Be Loot", "Freebooter Krew"),
+        ("Turbo Boostas", "Speedwaaagh!"),
+        ("Eager for the Fight", "Blitz Brigade"),
+        ("Adrenaline Junkies", "Kult of Speed"),
+    ],
     AVENGER: [],
     INVOCATUS: [("Relentless Rage", "Berzerker Warband")],
 }
@@ -76,14 +100,17 @@ def test_source_tags_mark_generic_stratagems(path: Path) -> None:
 def test_merged_stratagem_when_target_effect_restrictions() -> None:
     strat = by_id(WAZDAKKA, "stratagems", "stratagem_id")["strat:core:insane-bravery"]
     assert (strat.name, strat.cp, strat.detachment, strat.type, strat.line) == (
-        "INSANE BRAVERY", 1, "Core", "Epic Deed", 40)
+        "INSANE BRAVERY",
+        1,
+        "Core",
+        "Epic Deed",
+        40,
+    )
     assert strat.legend == (
-        "Indifferent to their own survival, these warriors hold their ground against seemingly "
-        "impossible odds."
+        "Indifferent to their own survival, these warriors hold their ground against seemingly impossible odds."
     )
     assert strat.when == (
-        "Battle-shock step of your Command phase, just before you take a Battle-shock test for a unit from "
-        "your army."
+        "Battle-shock step of your Command phase, just before you take a Battle-shock test for a unit from your army."
     )
     assert strat.target == "That unit from your army."
     assert strat.effect == "Your unit automatically passes that Battle-shock test."
@@ -166,8 +193,13 @@ def test_block_with_summary_and_example() -> None:
 
 def test_glued_titles_are_split_off() -> None:
     blocks = {(b.title, b.line) for b in table(WAZDAKKA, "rule_blocks")}
-    for glued in [("Torrent", 182), ("Hazardous", 184), ("FIGHT PROPPA", 499), ("Eager for the Fight", 531),
-                  ("STEALTH", 705)]:
+    for glued in [
+        ("Torrent", 182),
+        ("Hazardous", 184),
+        ("FIGHT PROPPA", 499),
+        ("Eager for the Fight", 531),
+        ("STEALTH", 705),
+    ]:
         assert glued in blocks
     ignores = next(b for b in table(WAZDAKKA, "rule_blocks") if b.title == "Ignores Cover")
     assert ignores.body.endswith("the target cannot have the Benefit of Cover against that attack.")
@@ -222,9 +254,7 @@ def test_accounting_every_line(path: Path) -> None:
 def test_quarantine_is_the_headless_tooltip_sentence(path: Path) -> None:
     (row,) = table(path, "quarantine")
     assert (row.line, row.stage, row.table) == (QUARANTINED_LINE[path], "parse", "glossary")
-    assert row.raw == (
-        "Before selecting targets for this weapon, select one of its profiles to make attacks with."
-    )
+    assert row.raw == ("Before selecting targets for this weapon, select one of its profiles to make attacks with.")
     assert row.reason == "sentence after a rule's summary, without a heading"
 
 

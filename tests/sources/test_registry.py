@@ -35,5 +35,7 @@ def test_source_paths_do_not_depend_on_where_the_inputs_lie(pages_dir: Path, tmp
     there = [s.row() for s in read_inputs([copy]).table("sources")]
     assert here == there
     assert [r["path"] for r in here] == [
-        "pages/000_2e2c183ddf21453e.txt", "pages/002_6cc6c763f2509c79.txt", "pages/003_39e7b05ac4966267.txt",
+        "pages/000_2e2c183ddf21453e.txt",
+        "pages/002_6cc6c763f2509c79.txt",
+        "pages/003_39e7b05ac4966267.txt",
     ]

@@ -73,9 +73,7 @@ def broken() -> Export:
 @pytest.mark.parametrize("file_name", config.WAHAPEDIA_FILES)
 def test_every_row_of_every_table_is_curated_or_quarantined(export: Export, file_name: str) -> None:
     source = export.sources[f"wahapedia_csv:{file_name}"]
-    data_lines = sum(
-        1 for line in (Path(source.path).read_text(encoding="utf-8-sig").split("\n")[1:]) if line
-    )
+    data_lines = sum(1 for line in (Path(source.path).read_text(encoding="utf-8-sig").split("\n")[1:]) if line)
     quarantined = [q for q in export.quarantine if q.table == file_name]
     assert source.rows_in == data_lines
     assert source.rows_in == source.rows_curated + source.rows_quarantined
@@ -108,9 +106,7 @@ def test_record_counts_match_the_curated_rows(export: Export) -> None:
         ("Datasheets.csv", "datasheets: virtual datasheet without models", 1),
     ],
 )
-def test_quarantine_reasons_are_short_and_groupable(
-    export: Export, file_name: str, reason: str, count: int
-) -> None:
+def test_quarantine_reasons_are_short_and_groupable(export: Export, file_name: str, reason: str, count: int) -> None:
     assert sum(1 for q in export.quarantine if q.table == file_name and q.reason == reason) == count
 
 
@@ -233,9 +229,7 @@ def test_fnp_is_derived_from_feel_no_pain_abilities(
         ("wh:000000723:1", "Wall of Muscle"),  # Bullgryn Squad ("a model in this unit")
     ],
 )
-def test_damage_reduction_is_derived_with_its_source_text(
-    export: Export, profile_id: str, ability: str
-) -> None:
+def test_damage_reduction_is_derived_with_its_source_text(export: Export, profile_id: str, ability: str) -> None:
     profile = export.profiles[profile_id]
     assert profile.damage_reduction == 1
     assert profile.damage_reduction_source is not None
@@ -412,9 +406,7 @@ def test_restrictions_are_split_out(export: Export) -> None:
         ("Factions.csv", 3, "factions: duplicate key"),
     ],
 )
-def test_broken_rows_are_quarantined_with_reasons(
-    broken: Export, file_name: str, line: int, reason: str
-) -> None:
+def test_broken_rows_are_quarantined_with_reasons(broken: Export, file_name: str, line: int, reason: str) -> None:
     row = broken.quarantined(file_name, line)
     assert row.reason == reason
     assert row.source_id == f"wahapedia_csv:{file_name}" and row.stage == "parse" and row.raw
@@ -424,11 +416,7 @@ def test_broken_export_accounting_holds_for_every_present_file(broken: Export) -
     assert len(broken.sources) == 12
     for source in broken.sources.values():
         quarantined = [q for q in broken.quarantine if q.source_id == source.source_id]
-        assert (
-            source.rows_in
-            == source.rows_curated + source.rows_quarantined
-            == source.rows_curated + len(quarantined)
-        )
+        assert source.rows_in == source.rows_curated + source.rows_quarantined == source.rows_curated + len(quarantined)
 
 
 def test_missing_tables_are_reported_not_fatal(broken: Export) -> None:
@@ -472,9 +460,7 @@ def test_shared_ability_html_is_cleaned(broken: Export) -> None:
 
 
 def test_every_record_knows_its_file_and_line(export: Export) -> None:
-    missing = [
-        r for r in export.records if not isinstance(r, Source) and (r.source_id is None or r.line is None)
-    ]
+    missing = [r for r in export.records if not isinstance(r, Source) and (r.source_id is None or r.line is None)]
     assert missing == []
 
 
@@ -494,9 +480,7 @@ def test_parse_restores_the_garbage_collector_state() -> None:
 
 
 _CELL = st.one_of(
-    st.sampled_from(
-        ["", "-", "N/A", "3+", "4*", '20+"', "-0", "D6 ", "2D6", "Melee", "Ranged", "<b>x</b>", "0"]
-    ),
+    st.sampled_from(["", "-", "N/A", "3+", "4*", '20+"', "-0", "D6 ", "2D6", "Melee", "Ranged", "<b>x</b>", "0"]),
     st.text(alphabet=st.characters(blacklist_characters="|\n\r", blacklist_categories=["Cs"]), max_size=6),
 )
 _LINE = st.lists(_CELL, min_size=10, max_size=15).map(lambda cells: "000000001|" + "|".join(cells) + "|")
@@ -504,9 +488,7 @@ _LINE = st.lists(_CELL, min_size=10, max_size=15).map(lambda cells: "000000001|"
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(models=st.lists(_LINE, max_size=6), weapons=st.lists(_LINE, max_size=6))
-def test_random_statline_and_weapon_rows_never_crash_and_are_accounted(
-    models: list[str], weapons: list[str]
-) -> None:
+def test_random_statline_and_weapon_rows_never_crash_and_are_accounted(models: list[str], weapons: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for name in ("Factions.csv", "Datasheets.csv"):
             shutil.copy(BROKEN / name, Path(folder) / name)

@@ -17,17 +17,36 @@ from schemas import Datasheet, ModelProfile, Source, Weapon
 def _weapon(weapon_id: str, datasheet_id: str, line: int, damage: str = "1", abilities: str = "") -> Weapon:
     typed = parse_ability_list(abilities)
     return Weapon(
-        weapon_id=weapon_id, datasheet_id=datasheet_id, name="Choppa", kind="melee", attacks="3", skill=3,
-        strength=4, ap=-1, damage=damage, abilities=[a.normalised for a in typed], typed_abilities=typed,
-        source_id="t:1", line=line,
+        weapon_id=weapon_id,
+        datasheet_id=datasheet_id,
+        name="Choppa",
+        kind="melee",
+        attacks="3",
+        skill=3,
+        strength=4,
+        ap=-1,
+        damage=damage,
+        abilities=[a.normalised for a in typed],
+        typed_abilities=typed,
+        source_id="t:1",
+        line=line,
     )
 
 
 @pytest.fixture()
 def dataset() -> Dataset:
     ds = Dataset()
-    ds.add(Source(source_id="t:1", format="page_export", path="t", sha256="0" * 64,
-                  rows_in=6, rows_curated=6, rows_quarantined=0))
+    ds.add(
+        Source(
+            source_id="t:1",
+            format="page_export",
+            path="t",
+            sha256="0" * 64,
+            rows_in=6,
+            rows_curated=6,
+            rows_quarantined=0,
+        )
+    )
     ds.add(Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1))
     ds.add(ModelProfile(profile_id="p1", datasheet_id="d1", name="Boy", toughness=5, save=5, wounds=1))
     ds.add(_weapon("w1", "d1", 2, abilities="sustained hits 1, anti-infantry 4+"))
@@ -59,8 +78,10 @@ def test_loaded_duckdb_enforces_keys(dataset: Dataset, tmp_path: Path) -> None:
     con = duckdb.connect(str(db))
     assert con.execute("select count(*) from weapons").fetchone() == (2,)
     with pytest.raises(duckdb.ConstraintException):
-        con.execute("insert into weapons (weapon_id, datasheet_id, name, kind, attacks, strength, ap, damage,"
-                    " abilities) values ('w9', 'nope', 'x', 'melee', '1', 3, 0, '1', [])")
+        con.execute(
+            "insert into weapons (weapon_id, datasheet_id, name, kind, attacks, strength, ap, damage,"
+            " abilities) values ('w9', 'nope', 'x', 'melee', '1', 3, 0, '1', [])"
+        )
     with pytest.raises(duckdb.ConstraintException):
         con.execute("insert into datasheets (datasheet_id, source_id, faction, name) values ('d1','t:1','O','B')")
     card = con.execute("select name, toughness, weapons from v_unit_cards").fetchone()
