@@ -17,10 +17,10 @@ import numpy as np
 
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
 from pipeline.units.counts import FloatArray, WoundContext, wound_counts
-from pipeline.units.layout import StateLayout, one_line_layout, two_line_layout
+from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
 from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
-from pipeline.units.results import Matchups, Summary, assemble, summarise
+from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
 from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
 from pipeline.units.solve import Step, capped_kernel, propagate
 from pipeline.units.steps import StepKey, ordered_steps
@@ -64,19 +64,27 @@ class UnitEngine:
 
     def __init__(self, scenario: Scenario | str = "default") -> None:
         self.scenario = SCENARIO_DEFINITIONS[scenario] if isinstance(scenario, str) else scenario
-        self._counts: dict[tuple[Weapon, int, WoundContext], FloatArray] = {}
+        self._counts: dict[tuple[Weapon, int, int], FloatArray] = {}
+        self._contexts: dict[TargetUnit, tuple[WoundContext, int, int]] = {}
+        self._context_ids: dict[WoundContext, int] = {}
         self._losses: dict[tuple[Weapon, ModelGroup, Phase], tuple[FloatArray, FloatArray]] = {}
         self._layouts: dict[tuple[TargetUnit, bool, int, int], StateLayout] = {}
 
     # --- cached pieces -----------------------------------------------------------------------------------
 
-    def context(self, target: TargetUnit) -> WoundContext:
-        return WoundContext(target.toughness, target.keywords, target.stealth, target.models // 5, self.scenario)
+    def context(self, target: TargetUnit) -> tuple[WoundContext, int, int]:
+        """(wound context, its id, the id of the same context without Blast's bonus), cached per target."""
+        if target not in self._contexts:
+            ctx = WoundContext(target.toughness, target.keywords, target.stealth, target.models // 5, self.scenario)
+            ids = [self._context_ids.setdefault(c, len(self._context_ids)) for c in (ctx, _no_blast(ctx))]
+            self._contexts[target] = (ctx, ids[0], ids[1])
+        return self._contexts[target]
 
-    def counts(self, weapon: Weapon, uses: int, ctx: WoundContext) -> FloatArray:
-        key = (weapon, uses, ctx if weapon.blast else _no_blast(ctx))
+    def counts(self, weapon: Weapon, uses: int, target: TargetUnit) -> FloatArray:
+        ctx, with_blast, without = self.context(target)
+        key = (weapon, uses, with_blast if weapon.blast else without)
         if key not in self._counts:
-            self._counts[key] = wound_counts(weapon, uses, key[2])
+            self._counts[key] = wound_counts(weapon, uses, ctx if weapon.blast else _no_blast(ctx))
         return self._counts[key]
 
     def losses(self, weapon: Weapon, group: ModelGroup, phase: Phase) -> tuple[FloatArray, FloatArray]:
@@ -98,7 +106,7 @@ class UnitEngine:
 
     def expected_damage(self, weapon: Weapon, target: TargetUnit, phase: Phase) -> float:
         """One use's expected wounds lost by the first model in allocation order (uncapped)."""
-        counts = self.counts(weapon, 1, self.context(target))
+        counts = self.counts(weapon, 1, target)
         normal, devastating = self.losses(weapon, target.groups[0], phase)
         n, c = np.arange(counts.shape[0]), np.arange(counts.shape[1])
         mean_normal, mean_dev = float(normal @ np.arange(len(normal))), float(devastating @ np.arange(len(normal)))
@@ -121,31 +129,28 @@ class UnitEngine:
         else:
             assert isinstance(payload, tuple)
             steps = ordered_steps(phase, [(e.models, self.choose(e, target, phase)) for e in payload])
-        ctx = self.context(target)
-        counts = tuple(self.counts(w, uses, ctx) for w, uses in steps)
+        counts = tuple(self.counts(w, uses, target) for w, uses in steps)
         two_lines = target.attached and any(w.precision for w, _ in steps)
         return Job(target, phase, steps, counts, two_lines)
 
     # --- batches -----------------------------------------------------------------------------------------
 
-    def solve(self, jobs: Sequence[Job]) -> list[Summary]:
-        """Summaries of `jobs`, computed in batches of one state shape."""
+    def solve(self, jobs: Sequence[Job]) -> Summary:
+        """Summary of `jobs` (row i: job i), computed in batches of one state shape."""
         groups: dict[tuple[object, ...], list[int]] = defaultdict(list)
         for index, job in enumerate(jobs):
             groups[job.shape_key()].append(index)
-        out: list[Summary | None] = [None] * len(jobs)
+        parts: list[tuple[list[int], Summary]] = []
         for members in groups.values():
             body, leader = jobs[members[0]].states
             pending = _batch_pending([jobs[i] for i in members])
             size = max(1, MAX_BATCH_CELLS // (body * leader * pending))
             for start in range(0, len(members), size):
                 chunk = members[start : start + size]
-                solved = self._solve_batch([jobs[i] for i in chunk], body, leader)
-                for index, summary in zip(chunk, solved, strict=True):
-                    out[index] = summary
-        return [s for s in out if s is not None]
+                parts.append((chunk, self._solve_batch([jobs[i] for i in chunk], body, leader)))
+        return merge(parts, len(jobs))
 
-    def _solve_batch(self, jobs: Sequence[Job], body: int, leader: int) -> list[Summary]:
+    def _solve_batch(self, jobs: Sequence[Job], body: int, leader: int) -> Summary:
         two_lines = jobs[0].two_lines
         layouts = [self.layout(j.target, two_lines, body, leader) for j in jobs]
         size = body * leader
@@ -204,31 +209,40 @@ def _per_state(
     return result
 
 
+def _pair_array(pairs: Sequence[tuple[int, int]] | IntArray | None, attackers: int, targets: int) -> IntArray:
+    if pairs is None:
+        grid = np.stack(np.meshgrid(np.arange(attackers), np.arange(targets), indexing="ij"), axis=-1)
+        return grid.reshape(-1, 2).astype(np.int64)
+    return np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+
+
 def compute_matchups(
     attackers: Sequence[AttackSide],
     targets: Sequence[TargetUnit],
-    pairs: Sequence[tuple[int, int]] | None = None,
+    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
     scenario: Scenario | str = "default",
     engine: UnitEngine | None = None,
 ) -> Matchups:
     """Distributions and summaries for (attacker index, target index) pairs (default: every pair)."""
     engine = engine or UnitEngine(scenario)
-    if pairs is None:
-        pairs = [(a, t) for a in range(len(attackers)) for t in range(len(targets))]
+    pair_array = _pair_array(pairs, len(attackers), len(targets))
     keywords = anti_keywords(attackers)
-    attack_keys = [attack_signature(side) for side in attackers]
-    defence: dict[tuple[int, Phase], TargetUnit] = {}
-    job_index: dict[tuple[object, ...], int] = {}
-    jobs: list[Job] = []
-    pair_jobs = np.zeros(len(pairs), dtype=np.int64)
-    for p, (a, t) in enumerate(pairs):
-        phase = attackers[a].phase
-        if (t, phase) not in defence:
-            defence[(t, phase)] = defence_signature(targets[t], phase, keywords)
-        key = (attack_keys[a], defence[(t, phase)])
-        if key not in job_index:
-            job_index[key] = len(jobs)
-            jobs.append(engine.job(attack_keys[a], defence[(t, phase)]))
-        pair_jobs[p] = job_index[key]
-    summaries = engine.solve(jobs)
-    return assemble(summaries, pair_jobs, pairs, attackers, targets, len(jobs))
+    attack_ids: dict[tuple[object, ...], int] = {}
+    attack_of = np.array([attack_ids.setdefault(attack_signature(a), len(attack_ids)) for a in attackers] or [0])
+    phases = sorted({a.phase for a in attackers})
+    defence_ids: dict[TargetUnit, int] = {}
+    defence_of = np.zeros((len(Phase), max(1, len(targets))), dtype=np.int64)
+    for phase in phases:
+        for t, target in enumerate(targets):
+            signature = defence_signature(target, phase, keywords)
+            defence_of[list(Phase).index(phase), t] = defence_ids.setdefault(signature, len(defence_ids))
+    phase_of = np.array([list(Phase).index(a.phase) for a in attackers] or [0])
+    attacker_of_pair, target_of_pair = pair_array[:, 0], pair_array[:, 1]
+    keys = (
+        attack_of[attacker_of_pair] * max(1, len(defence_ids)) + defence_of[phase_of[attacker_of_pair], target_of_pair]
+    )
+    unique, pair_jobs = np.unique(keys, return_inverse=True)
+    attack_list, defence_list = list(attack_ids), list(defence_ids)
+    jobs = [engine.job(attack_list[k // max(1, len(defence_ids))], defence_list[k % max(1, len(defence_ids))])
+            for k in unique.tolist()]  # fmt: skip
+    return assemble(engine.solve(jobs), pair_jobs.astype(np.int64), pair_array, attackers, targets)

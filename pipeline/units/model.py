@@ -63,17 +63,28 @@ def allocation_order(groups: tuple[ModelGroup, ...]) -> tuple[ModelGroup, ...]:
     return tuple(sorted(groups, key=lambda g: (g.character, -g.count)))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class TargetUnit:
     """A target: `groups` in allocation order; `leader` the attached Leader's models (empty: not attached)."""
 
     groups: tuple[ModelGroup, ...]
     leader: tuple[ModelGroup, ...] = ()
     name: str = ""
+    _hash: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.groups:
             raise ValueError("a target unit needs at least one model group")
+        object.__setattr__(self, "_hash", hash((self.groups, self.leader, self.name)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TargetUnit) and (
+            self is other or (self._hash == other._hash and (self.groups, self.leader, self.name)
+                              == (other.groups, other.leader, other.name))
+        )  # fmt: skip
 
     @property
     def attached(self) -> bool:
@@ -111,7 +122,7 @@ class TargetUnit:
         return all(g.stealth for g in self.all_groups)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Weapon:
     """One weapon profile as the engine reads it (abilities parsed; the scenario is applied later)."""
 
@@ -137,13 +148,31 @@ class Weapon:
     precision: bool = False
     indirect_fire: bool = False
 
+    _key: tuple[object, ...] = field(init=False, repr=False)
+    _hash: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        key = tuple((v.n, v.sides, v.plus) if isinstance(v, Dice) else v for v in _fields(self))
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Weapon) and (self is other or self._key == other._key)
+
     @property
     def auto_hit(self) -> bool:
         return self.torrent or self.skill is None
 
     def profile(self) -> Weapon:
         """The same weapon without its id: equal profiles resolve as one."""
-        return replace(self, weapon_id="")
+        return self if not self.weapon_id else replace(self, weapon_id="")
+
+
+def _fields(weapon: Weapon) -> tuple[object, ...]:
+    return tuple(getattr(weapon, name) for name in Weapon.__dataclass_fields__ if not name.startswith("_"))
 
 
 @dataclass(frozen=True, slots=True)
