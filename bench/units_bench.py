@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.units_synth import attack_sides, target_options  # noqa: E402
-from pipeline.units import AttackSide, Phase, TargetUnit, UnitEngine, compute_matchups  # noqa: E402
-from pipeline.units.layout import one_line_layout  # noqa: E402
-from pipeline.units.signature import attack_signature  # noqa: E402
+from bench.units_synth import attack_sides, target_options
+from pipeline.units import AttackSide, Phase, TargetUnit, UnitEngine, compute_matchups
+from pipeline.units.layout import one_line_layout
+from pipeline.units.signature import attack_signature
 
 RUNS = 3
 SAMPLE_PLAIN = 300
