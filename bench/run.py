@@ -99,6 +99,13 @@ def part_damage() -> dict[str, Any]:
     return result
 
 
+def part_units() -> dict[str, Any]:
+    """Unit-against-unit engine on a synthetic grid, against plain Python and warhammer-stats."""
+    from bench.units_bench import run_units_bench
+
+    return run_units_bench()
+
+
 def part_reconcile() -> dict[str, Any]:
     from pipeline import config
     from pipeline.reconcile.stage import reconcile_stage
@@ -120,6 +127,7 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "reconcile": part_reconcile,
     "quality": part_quality,
     "damage": part_damage,
+    "units": part_units,
 }
 
 

@@ -1,0 +1,248 @@
+"""Unit against unit: exact models-slain distributions for many (attacker, target) pairs at once.
+
+`compute_matchups(attackers, targets, pairs, scenario)` dedupes the pairs by
+attack and defence signature (`signature.py`), resolves each distinct pair's
+weapon steps, groups the distinct pairs into batches of one padded state shape,
+runs the batched chain (`solve.py`) and summarises (`results.py`). Docs:
+`docs/units.md`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
+from pipeline.units.counts import FloatArray, WoundContext, wound_counts
+from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
+from pipeline.units.losses import wound_losses
+from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
+from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
+from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
+from pipeline.units.solve import Step, capped_kernel, propagate
+from pipeline.units.steps import StepKey, ordered_steps
+
+MAX_BATCH_CELLS = 1 << 21
+"""Upper bound on pairs x pending combinations x states held by one batch (memory, not speed)."""
+
+_SIZES = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256)
+
+
+def padded_states(states: int) -> int:
+    """Bucketed state count so pairs of similar size share a batch."""
+    return next((s for s in _SIZES if s >= states), states)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One distinct (attack signature, defence signature) pair, its steps resolved."""
+
+    target: TargetUnit
+    phase: Phase
+    steps: tuple[StepKey, ...]
+    counts: tuple[FloatArray, ...]
+    two_lines: bool
+
+    @property
+    def states(self) -> tuple[int, int]:
+        """(padded Bodyguard-line states, Leader-line states); one line: (padded states, 1)."""
+        if not self.two_lines:
+            return padded_states(self.target.total_wounds + 1), 1
+        body = sum(g.count * g.wounds for g in self.target.groups) + 1
+        return padded_states(body), sum(g.count * g.wounds for g in self.target.leader) + 1
+
+    def shape_key(self) -> tuple[object, ...]:
+        devastating = tuple(c.shape[1] > 1 for c in self.counts)
+        return (self.two_lines, len(self.steps), devastating, self.states)
+
+
+class UnitEngine:
+    """Caches per scenario: wound counts, per-wound losses and state layouts, shared by every pair."""
+
+    def __init__(self, scenario: Scenario | str = "default") -> None:
+        self.scenario = SCENARIO_DEFINITIONS[scenario] if isinstance(scenario, str) else scenario
+        self._counts: dict[tuple[Weapon, int, int], FloatArray] = {}
+        self._contexts: dict[TargetUnit, tuple[WoundContext, int, int]] = {}
+        self._context_ids: dict[WoundContext, int] = {}
+        self._losses: dict[tuple[Weapon, ModelGroup, Phase], tuple[FloatArray, FloatArray]] = {}
+        self._layouts: dict[tuple[TargetUnit, bool, int, int], StateLayout] = {}
+
+    # --- cached pieces -----------------------------------------------------------------------------------
+
+    def context(self, target: TargetUnit) -> tuple[WoundContext, int, int]:
+        """(wound context, its id, the id of the same context without Blast's bonus), cached per target."""
+        if target not in self._contexts:
+            ctx = WoundContext(target.toughness, target.keywords, target.stealth, target.models // 5, self.scenario)
+            ids = [self._context_ids.setdefault(c, len(self._context_ids)) for c in (ctx, _no_blast(ctx))]
+            self._contexts[target] = (ctx, ids[0], ids[1])
+        return self._contexts[target]
+
+    def counts(self, weapon: Weapon, uses: int, target: TargetUnit) -> FloatArray:
+        ctx, with_blast, without = self.context(target)
+        key = (weapon, uses, with_blast if weapon.blast else without)
+        if key not in self._counts:
+            self._counts[key] = wound_counts(weapon, uses, ctx if weapon.blast else _no_blast(ctx))
+        return self._counts[key]
+
+    def losses(self, weapon: Weapon, group: ModelGroup, phase: Phase) -> tuple[FloatArray, FloatArray]:
+        key = (weapon, group, phase)
+        if key not in self._losses:
+            self._losses[key] = wound_losses(weapon, group, phase, self.scenario)
+        return self._losses[key]
+
+    def layout(self, target: TargetUnit, two_lines: bool, body_states: int, leader_states: int) -> StateLayout:
+        key = (target, two_lines, body_states, leader_states)
+        if key not in self._layouts:
+            if two_lines:
+                self._layouts[key] = two_line_layout(target.groups, target.leader, body_states, leader_states)
+            else:
+                self._layouts[key] = one_line_layout(target.groups, target.leader, body_states)
+        return self._layouts[key]
+
+    # --- steps -------------------------------------------------------------------------------------------
+
+    def expected_damage(self, weapon: Weapon, target: TargetUnit, phase: Phase) -> float:
+        """One use's expected wounds lost by the first model in allocation order (uncapped)."""
+        counts = self.counts(weapon, 1, target)
+        normal, devastating = self.losses(weapon, target.groups[0], phase)
+        n, c = np.arange(counts.shape[0]), np.arange(counts.shape[1])
+        mean_normal, mean_dev = float(normal @ np.arange(len(normal))), float(devastating @ np.arange(len(normal)))
+        return float(n @ counts.sum(axis=1)) * mean_normal + float(c @ counts.sum(axis=0)) * mean_dev
+
+    def choose(self, entry: AttackEntry, target: TargetUnit, phase: Phase) -> Weapon:
+        """The entry's weapon with the highest expected damage against the target (ties: the first)."""
+        usable = [w for w in entry.choices if w.ranged == (phase is Phase.SHOOTING)] or list(entry.choices)
+        if len(usable) == 1:
+            return usable[0]
+        scores = [self.expected_damage(w.profile(), target, phase) for w in usable]
+        return usable[int(np.argmax(scores))]
+
+    def job(self, signature: tuple[object, ...], target: TargetUnit) -> Job:
+        phase, kind, payload = signature
+        assert isinstance(phase, Phase)
+        if kind == "steps":
+            steps = payload
+            assert isinstance(steps, tuple)
+        else:
+            assert isinstance(payload, tuple)
+            steps = ordered_steps(phase, [(e.models, self.choose(e, target, phase)) for e in payload])
+        counts = tuple(self.counts(w, uses, target) for w, uses in steps)
+        two_lines = target.attached and any(w.precision for w, _ in steps)
+        return Job(target, phase, steps, counts, two_lines)
+
+    # --- batches -----------------------------------------------------------------------------------------
+
+    def solve(self, jobs: Sequence[Job]) -> Summary:
+        """Summary of `jobs` (row i: job i), computed in batches of one state shape."""
+        groups: dict[tuple[object, ...], list[int]] = defaultdict(list)
+        for index, job in enumerate(jobs):
+            groups[job.shape_key()].append(index)
+        parts: list[tuple[list[int], Summary]] = []
+        for members in groups.values():
+            body, leader = jobs[members[0]].states
+            pending = _batch_pending([jobs[i] for i in members])
+            size = max(1, MAX_BATCH_CELLS // (body * leader * pending))
+            for start in range(0, len(members), size):
+                chunk = members[start : start + size]
+                parts.append((chunk, self._solve_batch([jobs[i] for i in chunk], body, leader)))
+        return merge(parts, len(jobs))
+
+    def _solve_batch(self, jobs: Sequence[Job], body: int, leader: int) -> Summary:
+        two_lines = jobs[0].two_lines
+        layouts = [self.layout(j.target, two_lines, body, leader) for j in jobs]
+        size = body * leader
+        steps = [self._step(jobs, layouts, k) for k in range(len(jobs[0].steps))]
+        start = np.zeros((len(jobs), size))
+        start[:, 0] = 1.0
+        final = propagate(steps, start)
+        return summarise(final, layouts, [j.target for j in jobs])
+
+    def _step(self, jobs: Sequence[Job], layouts: Sequence[StateLayout], k: int) -> Step:
+        counts = _stack_counts([j.counts[k] for j in jobs])
+        n_groups = max(len(j.target.all_groups) for j in jobs)
+        allocations = [
+            lay.precision if j.steps[k][0].precision else lay.normal for j, lay in zip(jobs, layouts, strict=True)
+        ]
+        group = np.stack([a.group for a in allocations])
+        remaining = np.stack([a.remaining for a in allocations])
+        on_leader = np.stack([a.leader for a in allocations])
+        pairs = [[self.losses(j.steps[k][0], g, j.phase) for g in j.target.all_groups] for j in jobs]
+        stride, two_lines = layouts[0].stride, jobs[0].two_lines
+        normal = capped_kernel(_per_state(pairs, 0, n_groups, group), remaining, on_leader, stride, two_lines)
+        devastating = None
+        if counts.shape[2] > 1:
+            losses = _per_state(pairs, 1, n_groups, group)
+            devastating = capped_kernel(losses, remaining, on_leader, stride, two_lines)
+        return Step(counts, normal, devastating)
+
+
+def _batch_pending(jobs: Sequence[Job]) -> int:
+    """Pending combinations of a batch: counts are padded to the largest per step."""
+    return int(np.prod([max(j.counts[k].shape[1] for j in jobs) for k in range(len(jobs[0].counts))]))
+
+
+def _no_blast(ctx: WoundContext) -> WoundContext:
+    return WoundContext(ctx.toughness, ctx.anti_keywords, ctx.stealth, 0, ctx.scenario)
+
+
+def _stack_counts(pmfs: Sequence[FloatArray]) -> FloatArray:
+    out = np.zeros((len(pmfs), max(p.shape[0] for p in pmfs), max(p.shape[1] for p in pmfs)))
+    for b, pmf in enumerate(pmfs):
+        out[b, : pmf.shape[0], : pmf.shape[1]] = pmf
+    return out
+
+
+def _per_state(
+    pairs: Sequence[Sequence[tuple[FloatArray, FloatArray]]], which: int, n_groups: int, group: np.ndarray
+) -> FloatArray:
+    """Loss pmfs per (pair, state) [B, S, J]; the last row (group -1: nobody left) never moves."""
+    width = max(len(p[which]) for row in pairs for p in row)
+    table = np.zeros((len(pairs), n_groups + 1, width))
+    table[:, n_groups, 0] = 1.0
+    for b, row in enumerate(pairs):
+        for g, p in enumerate(row):
+            table[b, g, : len(p[which])] = p[which]
+    result: FloatArray = table[np.arange(len(pairs))[:, None], group]
+    return result
+
+
+def _pair_array(pairs: Sequence[tuple[int, int]] | IntArray | None, attackers: int, targets: int) -> IntArray:
+    if pairs is None:
+        grid = np.stack(np.meshgrid(np.arange(attackers), np.arange(targets), indexing="ij"), axis=-1)
+        return grid.reshape(-1, 2).astype(np.int64)
+    return np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def compute_matchups(
+    attackers: Sequence[AttackSide],
+    targets: Sequence[TargetUnit],
+    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
+    scenario: Scenario | str = "default",
+    engine: UnitEngine | None = None,
+) -> Matchups:
+    """Distributions and summaries for (attacker index, target index) pairs (default: every pair)."""
+    engine = engine or UnitEngine(scenario)
+    pair_array = _pair_array(pairs, len(attackers), len(targets))
+    keywords = anti_keywords(attackers)
+    attack_ids: dict[tuple[object, ...], int] = {}
+    attack_of = np.array([attack_ids.setdefault(attack_signature(a), len(attack_ids)) for a in attackers] or [0])
+    phases = sorted({a.phase for a in attackers})
+    defence_ids: dict[TargetUnit, int] = {}
+    defence_of = np.zeros((len(Phase), max(1, len(targets))), dtype=np.int64)
+    for phase in phases:
+        for t, target in enumerate(targets):
+            signature = defence_signature(target, phase, keywords)
+            defence_of[list(Phase).index(phase), t] = defence_ids.setdefault(signature, len(defence_ids))
+    phase_of = np.array([list(Phase).index(a.phase) for a in attackers] or [0])
+    attacker_of_pair, target_of_pair = pair_array[:, 0], pair_array[:, 1]
+    keys = (
+        attack_of[attacker_of_pair] * max(1, len(defence_ids)) + defence_of[phase_of[attacker_of_pair], target_of_pair]
+    )
+    unique, pair_jobs = np.unique(keys, return_inverse=True)
+    attack_list, defence_list = list(attack_ids), list(defence_ids)
+    jobs = [engine.job(attack_list[k // max(1, len(defence_ids))], defence_list[k % max(1, len(defence_ids))])
+            for k in unique.tolist()]  # fmt: skip
+    return assemble(engine.solve(jobs), pair_jobs.astype(np.int64), pair_array, attackers, targets)

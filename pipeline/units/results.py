@@ -1,0 +1,131 @@
+"""From final state distributions to the published numbers.
+
+Per distinct pair (`Summary`): P(k models slain) for k = 0..N, the expected
+models slain of each model group (points are applied per pair from these, so
+targets that differ only in cost share one computation) and the expected
+wounds lost. Per pair (`Matchups`): the summary numbers of DAMAGE_RULES.md.
+Percentiles are the smallest k with P(slain <= k) >= q (lower quantiles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.units.layout import FloatArray, IntArray, StateLayout
+from pipeline.units.model import AttackSide, TargetUnit
+
+QUANTILE_SLACK = 1e-12
+"""Rounding slack when comparing a cumulative probability with a quantile level."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A batch of distinct pairs' exact results (row b: pair b of the batch)."""
+
+    slain_dist: list[FloatArray]
+    slain_by_group: FloatArray  # [B, groups] expected models slain per group
+    wounds_lost: FloatArray
+    stats: FloatArray  # [B, 6] expected slain, P(any), P(wipe), p10, p50, p90
+
+
+def summarise(final: FloatArray, layouts: Sequence[StateLayout], targets: Sequence[TargetUnit]) -> Summary:
+    """Final state distributions [B, S] -> the batch's Summary."""
+    batch, size = final.shape
+    slain = np.stack([lay.slain for lay in layouts])
+    width = int(slain.max()) + 1
+    flat = (np.arange(batch)[:, None] * width + slain).ravel()
+    counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
+    dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
+    models = np.array([t.models for t in targets])
+    n_groups = max(len(t.all_groups) for t in targets)
+    by_state = np.zeros((batch, size, n_groups))
+    for b, lay in enumerate(layouts):
+        by_state[b, :, : lay.slain_by_group.shape[1]] = lay.slain_by_group
+    by_group = np.einsum("bs,bsg->bg", final, by_state)
+    cdf = np.cumsum(dist, axis=1)
+    stats = np.stack(
+        [
+            dist @ np.arange(width, dtype=np.float64),
+            1.0 - dist[:, 0],
+            dist[np.arange(batch), models],
+            *[np.argmax(cdf >= q - QUANTILE_SLACK, axis=1).astype(np.float64) for q in (0.1, 0.5, 0.9)],
+        ],
+        axis=1,
+    )
+    dists = [dist[b, : models[b] + 1].copy() for b in range(batch)]
+    return Summary(dists, by_group, final @ layouts[0].wounds.astype(np.float64), stats)
+
+
+def merge(parts: Sequence[tuple[list[int], Summary]], n: int) -> Summary:
+    """Batch summaries with the job indices of their rows -> one Summary in job order."""
+    dists: list[FloatArray] = [np.zeros(0)] * n
+    groups = max([p.slain_by_group.shape[1] for _, p in parts] or [1])
+    by_group, wounds, stats = np.zeros((n, groups)), np.zeros(n), np.zeros((n, 6))
+    for rows, part in parts:
+        for row, dist in zip(rows, part.slain_dist, strict=True):
+            dists[row] = dist
+        by_group[rows, : part.slain_by_group.shape[1]] = part.slain_by_group
+        wounds[rows], stats[rows] = part.wounds_lost, part.stats
+    return Summary(dists, by_group, wounds, stats)
+
+
+def quantile(dist: FloatArray, q: float) -> int:
+    return int(np.argmax(np.cumsum(dist) >= q - QUANTILE_SLACK))
+
+
+@dataclass(frozen=True, slots=True)
+class Matchups:
+    """Results per requested (attacker, target) pair, in request order; distributions per distinct job."""
+
+    pairs: IntArray  # [P, 2] attacker index, target index
+    job: IntArray  # [P] the distinct computation each pair used
+    job_slain_dist: list[FloatArray]
+    expected_slain: FloatArray
+    p_any: FloatArray
+    p_wipe: FloatArray
+    slain_p10: IntArray
+    slain_p50: IntArray
+    slain_p90: IntArray
+    wounds_lost: FloatArray
+    points_destroyed: FloatArray
+    points_destroyed_per_100: FloatArray
+
+    @property
+    def distinct(self) -> int:
+        return len(self.job_slain_dist)
+
+    @property
+    def slain_dist(self) -> list[FloatArray]:
+        """P(k models slain), k = 0..N, per pair (a view on the distinct jobs' arrays)."""
+        return [self.job_slain_dist[j] for j in self.job.tolist()]
+
+
+def assemble(
+    summary: Summary,
+    pair_jobs: IntArray,
+    pairs: IntArray,
+    attackers: Sequence[AttackSide],
+    targets: Sequence[TargetUnit],
+) -> Matchups:
+    """The jobs' summary -> per-pair columns; points from each pair's own costs."""
+    dists, stats, wounds = summary.slain_dist, summary.stats, summary.wounds_lost
+    n_groups = max([len(t.all_groups) for t in targets] or [1])
+    by_group = np.zeros((len(dists), n_groups))
+    by_group[:, : summary.slain_by_group.shape[1]] = summary.slain_by_group[:, :n_groups]
+    costs = np.zeros((max(1, len(targets)), n_groups))
+    for t, target in enumerate(targets):
+        costs[t, : len(target.all_groups)] = [g.points for g in target.all_groups]
+    attacker_points = np.array([a.points for a in attackers] or [0.0])
+    per_pair = stats[pair_jobs]
+    points = np.einsum("pg,pg->p", by_group[pair_jobs], costs[pairs[:, 1]])
+    cost = attacker_points[pairs[:, 0]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_100 = np.where(cost > 0, points * 100.0 / np.where(cost > 0, cost, 1.0), np.nan)
+    quantiles = per_pair[:, 3:6].astype(np.int64)
+    return Matchups(
+        pairs, pair_jobs, dists, per_pair[:, 0], per_pair[:, 1], per_pair[:, 2],
+        quantiles[:, 0], quantiles[:, 1], quantiles[:, 2], wounds[pair_jobs], points, per_100,
+    )  # fmt: skip

@@ -1,0 +1,55 @@
+"""Dedupe keys: what a matchup's distribution depends on, and nothing else.
+
+- Defence signature (`defence_signature`): the target with every field the
+  distribution cannot read blanked: per group count, Wounds, Save, Toughness (for
+  the unit's Toughness), the invulnerable save of the phase, FNP, damage
+  reduction, halve damage; the Bodyguard / Leader split; the unit's keywords
+  that some attacking weapon has Anti for; Stealth in the shooting phase only.
+  Not in it: names, CHARACTER flags (the order is given), points (applied after,
+  from the expected models slain per group).
+- Attack signature (`attack_signature`): the phase and the resolved steps (weapon
+  profile without its id, uses) in resolution order; for a side with a choice of
+  weapons (resolved per target) the entries themselves. Not in it: names, points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from pipeline.units.model import NO_ROLL, AttackSide, ModelGroup, Phase, TargetUnit
+from pipeline.units.steps import StepKey, ordered_steps
+
+
+def anti_keywords(sides: Iterable[AttackSide]) -> frozenset[str]:
+    """Every keyword some weapon of these sides has Anti for."""
+    return frozenset(k for side in sides for e in side.entries for w in e.choices for k, _ in w.anti)
+
+
+def _group(group: ModelGroup, phase: Phase, keywords: frozenset[str]) -> ModelGroup:
+    invuln = group.invuln(phase)
+    return replace(
+        group,
+        invuln_ranged=invuln if phase is Phase.SHOOTING else NO_ROLL,
+        invuln_melee=invuln if phase is Phase.FIGHT else NO_ROLL,
+        character=False,
+        stealth=group.stealth and phase is Phase.SHOOTING,
+        keywords=group.keywords & keywords,
+        points=0.0,
+    )
+
+
+def defence_signature(target: TargetUnit, phase: Phase, keywords: frozenset[str]) -> TargetUnit:
+    """The target reduced to what the distribution reads in this phase."""
+    return TargetUnit(
+        tuple(_group(g, phase, keywords) for g in target.groups),
+        tuple(_group(g, phase, keywords) for g in target.leader),
+    )
+
+
+def attack_signature(side: AttackSide) -> tuple[object, ...]:
+    """Phase plus resolved steps; sides with weapon choices keep their entries (resolved per target)."""
+    if any(len(e.choices) > 1 for e in side.entries):
+        return (side.phase, "choices", side.entries)
+    steps: tuple[StepKey, ...] = ordered_steps(side.phase, [(e.models, e.choices[0]) for e in side.entries])
+    return (side.phase, "steps", steps)

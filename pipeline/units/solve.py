@@ -1,0 +1,127 @@
+"""The batched Markov chain: a batch of pairs, one state vector each, weapon steps applied in order.
+
+A wound is one step of a chain on the flat state index: from state s it stays
+(saved, or every point ignored) or moves j (capped at the receiving model's
+remaining wounds) along the line of the model it is allocated to. A weapon step
+with a random number N of normal wounds maps v to sum_n P(N = n) K^n v.
+Devastating wounds are carried as extra "pending" axes (their count, jointly
+with the normal wounds of the same weapon) and applied after every step, in
+step order, by Horner's rule: sum_c D^c v_c. Every array holds a whole batch,
+so numpy runs one operation per (wound, damage value), never per pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.units.layout import BoolArray, FloatArray, IntArray
+
+ABSORBED = 1e-17
+"""Below this mass outside absorbing states a batch stops stepping (further wounds change nothing)."""
+
+CHECK_EVERY = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """Per-wound transition of a batch: stay [B, S]; moves by j = 1.. along each line [J-1, B, S]."""
+
+    stay: FloatArray
+    body: FloatArray
+    leader: FloatArray | None
+    stride: int
+
+    @property
+    def live(self) -> BoolArray:
+        return self.stay < 1.0
+
+
+def capped_kernel(
+    losses: FloatArray, remaining: IntArray, on_leader: BoolArray, stride: int, two_lines: bool
+) -> Kernel:
+    """Kernel from per-state loss pmfs [B, S, J] and the receiving model's remaining wounds [B, S].
+
+    Loss beyond the remaining wounds is lost: the mass of j >= r lands on r.
+    """
+    width = int(min(losses.shape[2], max(1, int(remaining.max(initial=0)) + 1)))
+    tails = np.cumsum(losses[:, :, ::-1], axis=2)[:, :, ::-1]  # tails[..., j] = P(loss >= j)
+    j = np.arange(width)
+    r = remaining[:, :, None]
+    capped = np.where(j < r, losses[:, :, :width], 0.0)
+    at_cap = np.take_along_axis(tails, np.minimum(remaining, losses.shape[2] - 1)[:, :, None], axis=2)
+    capped += np.where(j == r, at_cap, 0.0)
+    stay = capped[:, :, 0].copy()
+    moves = np.moveaxis(capped[:, :, 1:], 2, 0)
+    if not two_lines:
+        return Kernel(stay, np.ascontiguousarray(moves), None, stride)
+    leader = np.where(on_leader[None], moves, 0.0)
+    body = np.where(on_leader[None], 0.0, moves)
+    return Kernel(stay, body, leader, stride)
+
+
+def apply(kernel: Kernel, x: FloatArray) -> FloatArray:
+    """One wound on states x [B, Q, S] (Q: pending combinations)."""
+    size = x.shape[2]
+    out = x * kernel.stay[:, None, :]
+    for j in range(1, kernel.body.shape[0] + 1):
+        shift = j * kernel.stride
+        if shift < size:
+            out[:, :, shift:] += x[:, :, : size - shift] * kernel.body[j - 1][:, None, : size - shift]
+        if kernel.leader is not None and j < size:
+            out[:, :, j:] += x[:, :, : size - j] * kernel.leader[j - 1][:, None, : size - j]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One weapon step of a batch: counts [B, N, C] (normal x devastating), and its kernels."""
+
+    counts: FloatArray
+    normal: Kernel
+    devastating: Kernel | None
+
+
+def run_step(step: Step, states: FloatArray) -> FloatArray:
+    """states [B, Q, S] -> [B, C*Q, S]: sum_n P(n, c) K^n v for every devastating count c."""
+    batch, pending, size = states.shape
+    counts = step.counts
+    acc = np.zeros((batch, counts.shape[2], pending, size))
+    live = step.normal.live[:, None, :]
+    x = states
+    for n in range(counts.shape[1]):
+        if n:
+            x = apply(step.normal, x)
+        acc += counts[:, n, :, None, None] * x[:, None]
+        if n % CHECK_EVERY == 0 and float(np.max(np.sum(x * live, axis=2))) < ABSORBED:
+            acc += counts[:, n + 1 :].sum(axis=1)[:, :, None, None] * x[:, None]
+            break
+    return acc.reshape(batch, -1, size)
+
+
+def resolve_devastating(kernels: list[Kernel], sizes: list[int], states: FloatArray) -> FloatArray:
+    """Pending axes (first step innermost) -> states after each step's mortal wounds, in step order."""
+    batch, _, size = states.shape
+    for kernel, count in zip(kernels, sizes, strict=True):
+        pending = states.reshape(batch, -1, count, size)
+        result = pending[:, :, count - 1]
+        for c in range(count - 2, -1, -1):
+            result = apply(kernel, result) + pending[:, :, c]
+        states = result
+    return states
+
+
+def propagate(steps: list[Step], start: FloatArray) -> FloatArray:
+    """Final state distributions [B, S] of a batch from start [B, S]."""
+    states = start[:, None, :]
+    deferred: list[Kernel] = []
+    sizes: list[int] = []
+    for step in steps:
+        states = run_step(step, states)
+        if step.counts.shape[2] > 1:
+            assert step.devastating is not None
+            deferred.append(step.devastating)
+            sizes.append(step.counts.shape[2])
+    states = resolve_devastating(deferred, sizes, states)
+    return states[:, 0, :]
