@@ -110,7 +110,7 @@ def fetch_wahapedia_cmd(
             report = fetch_wahapedia(base_url, into)
     except PipelineError as exc:
         raise _fail(exc) from exc
-    out.print(report.summary())
+    out.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(EXIT_ERROR)
 
