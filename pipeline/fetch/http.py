@@ -82,6 +82,7 @@ class Limits:
     deadline: float
     max_retry_after: float
     max_redirects: int = 5
+    redirect_origins: tuple[str, ...] = ()  # origins besides the start's that a redirect may reach
 
 
 def conditional_headers(validators: dict[str, str]) -> dict[str, str]:
@@ -108,13 +109,14 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme)
 
 
-def _redirect_target(response: httpx.Response, start: httpx.URL) -> httpx.URL:
-    """Where a redirect points, if it stays on the origin the download started from."""
+def _redirect_target(response: httpx.Response, start: httpx.URL, limits: Limits) -> httpx.URL:
+    """Where a redirect points, if it stays on the start's origin (or one the caller trusts)."""
     location = response.headers.get("Location")
     if not location:
         raise FatalError(f"HTTP {response.status_code} redirect without a Location")
     target = response.url.join(location)
-    if _origin(target) != _origin(start):
+    allowed = {_origin(start)} | {_origin(httpx.URL(origin)) for origin in limits.redirect_origins}
+    if _origin(target) not in allowed:
         raise FatalError(f"redirect to another origin refused: {target}")
     return target
 
@@ -183,7 +185,7 @@ def _attempt(client: httpx.Client, request: _Request) -> Outcome:
         timeout = request.deadline.timeout(limits.timeout)
         with client.stream("GET", url, headers=request.headers, timeout=timeout, follow_redirects=False) as response:
             if response.status_code in REDIRECT_STATUS:
-                url = _redirect_target(response, request.url)
+                url = _redirect_target(response, request.url, limits)
                 continue
             return _receive(response, request)
     raise FatalError(f"too many redirects (more than {limits.max_redirects})")
