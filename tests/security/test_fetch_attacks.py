@@ -1,17 +1,21 @@
-"""Attacks on `dataslate fetch` (issue 10, item 7), each kept as a regression test.
+"""Attacks on `dataslate fetch` (issue 10, item 7; the BSData archive of issue 11), each a regression test.
 
 Every attack runs against a real HTTP server on 127.0.0.1 (`tests/fetch/loopback.py`)
 and a folder that already holds good copies: the attacked file must fail with a
 one-line reason, keep its good copy byte for byte, and not stop the other files.
+Archives are built at test time from the shared catalogues (`tests/fetch/archives.py`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -20,7 +24,10 @@ from typing import Any
 import pytest
 
 from pipeline import config
-from pipeline.fetch import FetchReport, fetch_wahapedia
+from pipeline.fetch import BsdataReport, FetchReport, fetch_bsdata, fetch_wahapedia
+from pipeline.fetch.archive import ArchiveLimits
+from pipeline.fetch.bsdata import DEFAULT_ARCHIVE_LIMITS, DEFAULT_LIMITS
+from tests.fetch.archives import TOP, Member, repo_members, tar_gz
 from tests.fetch.loopback import Loopback, Reply, gzipped, static
 
 FILES = ("Datasheets.csv", "Factions.csv", "Source.csv")
@@ -225,3 +232,131 @@ def test_the_cli_exits_1_and_lists_each_failure_with_its_reason(
     assert "failed Source.csv: redirect to another origin refused: http://127.0.0.2:9/Source.csv" in done.stdout
     assert (good / TARGET).read_bytes() == (wahapedia_dir / TARGET).read_bytes()
     assert "Traceback" not in done.stderr
+
+
+# -- the BSData archive (`fetch bsdata`) --------------------------------------------------------
+
+ARCHIVES = "/BSData/wh40k-10e/archive/"
+BSDATA_FAST = replace(DEFAULT_LIMITS, timeout=5.0, retries=1, backoff=0.001, deadline=20.0)
+CATALOGUE = b'<catalogue xmlns="http://www.battlescribe.net/schema/catalogueSchema" id="x" name="Evil"/>'
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture
+def bsdata(site: Loopback, bsdata_dir: Path, tmp_path: Path) -> Path:
+    """raw/bsdata already holding a good fetch of the three test catalogues."""
+    site.answer(f"{ARCHIVES}main.tar.gz", static(tar_gz(repo_members(bsdata_dir))))
+    into = tmp_path / "raw" / "bsdata"
+    assert _fetch_bsdata(site, into).ok
+    return into
+
+
+def _fetch_bsdata(site: Loopback, into: Path, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS) -> BsdataReport:
+    return fetch_bsdata(into, base_url=site.url(ARCHIVES), limits=BSDATA_FAST, archive_limits=limits)
+
+
+def _assert_refused(
+    site: Loopback, into: Path, members: list[Member], limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
+) -> str:
+    """The archive is refused: the folder is as it was, nothing was written next to or above it."""
+    before = _snapshot(into)
+    site.answer(f"{ARCHIVES}main.tar.gz", static(tar_gz(members)))
+    report = _fetch_bsdata(site, into, limits)
+    assert report.status == "failed" and report.files == {}
+    assert _snapshot(into) == before
+    assert sorted(p.name for p in into.parent.iterdir()) == ["bsdata"]
+    assert sorted(p.name for p in into.parent.parent.iterdir()) == ["raw"]
+    return report.error or ""
+
+
+HOSTILE: dict[str, tuple[Member, str]] = {
+    "dot-dot": (Member("../evil.cat", CATALOGUE), "unsafe member path refused: '../evil.cat'"),
+    "dot-dot-inside": (
+        Member(f"{TOP}/../../evil.cat", CATALOGUE),
+        f"unsafe member path refused: '{TOP}/../../evil.cat'",
+    ),
+    "backslash-dot-dot": (Member("..\\evil.cat", CATALOGUE), "unsafe member path refused: '..\\\\evil.cat'"),
+    "absolute": (Member("/tmp/evil.cat", CATALOGUE), "unsafe member path refused: '/tmp/evil.cat'"),
+    "drive": (Member("C:/evil.cat", CATALOGUE), "unsafe member path refused: 'C:/evil.cat'"),
+    "symlink": (
+        Member(f"{TOP}/shadow.cat", type=tarfile.SYMTYPE, linkname="/etc/shadow"),
+        f"symlink member refused: '{TOP}/shadow.cat'",
+    ),
+    "symlink-not-a-catalogue": (
+        Member(f"{TOP}/docs", type=tarfile.SYMTYPE, linkname="/"),
+        f"symlink member refused: '{TOP}/docs'",
+    ),
+    "hard-link": (
+        Member(f"{TOP}/copy.cat", type=tarfile.LNKTYPE, linkname="/etc/passwd"),
+        f"hard link member refused: '{TOP}/copy.cat'",
+    ),
+    "fifo": (Member(f"{TOP}/pipe.cat", type=tarfile.FIFOTYPE), f"FIFO member refused: '{TOP}/pipe.cat'"),
+    "char-device": (Member(f"{TOP}/zero.cat", type=tarfile.CHRTYPE), f"device member refused: '{TOP}/zero.cat'"),
+    "block-device": (Member(f"{TOP}/sda.cat", type=tarfile.BLKTYPE), f"device member refused: '{TOP}/sda.cat'"),
+    "same-name-twice": (
+        Member(f"{TOP}/old/Library - Titans.cat", CATALOGUE),
+        "two catalogues named 'Library - Titans.cat'",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_a_hostile_member_refuses_the_whole_archive(bsdata: Path, site: Loopback, bsdata_dir: Path, kind: str) -> None:
+    member, reason = HOSTILE[kind]
+    assert _assert_refused(site, bsdata, [*repo_members(bsdata_dir), member]) == reason
+
+
+def test_a_non_catalogue_member_is_skipped_not_extracted(bsdata: Path, site: Loopback, bsdata_dir: Path) -> None:
+    members = [*repo_members(bsdata_dir), Member(f"{TOP}/run.sh", b"#!/bin/sh\nrm -rf /\n")]
+    site.answer(f"{ARCHIVES}main.tar.gz", static(tar_gz(members)))
+    report = _fetch_bsdata(site, bsdata)
+    assert report.status == "fetched" and report.skipped == 3
+    assert not (bsdata / "run.sh").exists()
+    assert f"{TOP}/run.sh" in json.loads((bsdata / "manifest.json").read_text())["skipped_members"]
+
+
+def test_a_gzip_bomb_in_a_skipped_member_stops_at_the_inflate_cap(
+    bsdata: Path, site: Loopback, bsdata_dir: Path
+) -> None:
+    bomb = Member(f"{TOP}/zeros.bin", bytes(64 << 20))  # ~64 KB compressed
+    reason = _assert_refused(site, bsdata, [bomb, *repo_members(bsdata_dir)], ArchiveLimits(max_inflated=8 << 20))
+    assert reason == f"the archive inflates to more than {8 << 20} bytes"
+
+
+def test_a_catalogue_over_the_extracted_cap_is_refused_before_it_is_written(
+    bsdata: Path, site: Loopback, bsdata_dir: Path
+) -> None:
+    bomb = Member(f"{TOP}/Huge.cat", bytes(32 << 20))
+    reason = _assert_refused(site, bsdata, [*repo_members(bsdata_dir), bomb], ArchiveLimits(max_extracted=16 << 20))
+    assert reason == f"the catalogues exceed {16 << 20} bytes"
+
+
+def test_too_many_members_refuse_the_archive(bsdata: Path, site: Loopback, bsdata_dir: Path) -> None:
+    folders = [Member(f"{TOP}/d{n}", type=tarfile.DIRTYPE) for n in range(30)]
+    reason = _assert_refused(site, bsdata, [*repo_members(bsdata_dir), *folders], ArchiveLimits(max_members=20))
+    assert reason == "more than 20 members"
+
+
+def test_a_huge_pax_header_is_refused_before_tarfile_reads_it(bsdata: Path, site: Loopback, bsdata_dir: Path) -> None:
+    member = Member(f"{TOP}/Padded.cat", CATALOGUE, pax={"comment": "x" * (4 << 20)})
+    reason = _assert_refused(site, bsdata, [*repo_members(bsdata_dir), member])
+    assert re.fullmatch(r"an extended tar header of \d{7} bytes", reason)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xffgarbage", r"not a valid \.tar\.gz: invalid gzip data: Error -3 .*"),
+        (gzipped(b"not a tar file at all" * 100), r"not a valid tar archive: .*"),
+    ],
+    ids=["bad-gzip", "not-tar"],
+)
+def test_an_archive_that_is_not_a_tar_gz_is_refused(bsdata: Path, site: Loopback, body: bytes, reason: str) -> None:
+    before = _snapshot(bsdata)
+    site.answer(f"{ARCHIVES}main.tar.gz", static(body))
+    report = _fetch_bsdata(site, bsdata)
+    assert report.status == "failed" and re.fullmatch(reason, report.error or ""), report.error
+    assert _snapshot(bsdata) == before
