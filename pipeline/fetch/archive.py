@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import tarfile
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, cast
 
-from pipeline.fetch.decode import CHUNK, DecodeError, GzipInflater
+from pipeline.fetch.decode import CHUNK, DecodeError, GzipInflater, inflate_all
 
 SUFFIXES = (".cat", ".gst")
 #: GNU long names and pax headers are read into memory whole by tarfile: bound them first.
@@ -50,11 +51,12 @@ class Extracted:
 
 
 class _InflatedStream:
-    """A read-only file over a gzip file, inflated a bounded piece at a time, `cap` bytes at most."""
+    """A read-only file over a gzip file, inflated lazily one bounded piece at a time, `cap` bytes at most."""
 
     def __init__(self, source: IO[bytes], cap: int) -> None:
-        self._source, self._cap = source, cap
-        self._inflater = GzipInflater()
+        compressed = iter(partial(source.read, CHUNK), b"")
+        self._pieces = inflate_all(compressed, GzipInflater())
+        self._cap = cap
         self._buffer = bytearray()
         self._done = False
         self.inflated = 0
@@ -68,16 +70,14 @@ class _InflatedStream:
         return out
 
     def _fill(self) -> None:
-        compressed = self._source.read(CHUNK)
-        if not compressed:
-            self._inflater.finish()
+        piece = next(self._pieces, None)
+        if piece is None:
             self._done = True
             return
-        for piece in self._inflater.feed(compressed):
-            self.inflated += len(piece)
-            if self.inflated > self._cap:
-                raise ArchiveError(f"the archive inflates to more than {self._cap} bytes")
-            self._buffer += piece
+        self.inflated += len(piece)
+        if self.inflated > self._cap:
+            raise ArchiveError(f"the archive inflates to more than {self._cap} bytes")
+        self._buffer += piece
 
 
 class _BoundedTarInfo(tarfile.TarInfo):

@@ -185,8 +185,12 @@ def _manifest(report: BsdataReport, outcome: Outcome, extracted: Extracted, ref:
 def _install(archive: Path, report: BsdataReport, outcome: Outcome, ref: str, limits: ArchiveLimits) -> None:
     """Extract, accept, write the manifest, swap in; ArchiveError/OSError leave `report.into` untouched."""
     into = report.into
-    staging = Path(tempfile.mkdtemp(prefix=f".{into.name}.staging-", dir=into.parent))
+    # The catalogues sit one level down, so a staging folder left by a killed run is no input
+    # `dataslate run` would pick up from raw/ (only folders holding catalogues are).
+    wrapper = Path(tempfile.mkdtemp(prefix=f".{into.name}.staging-", dir=into.parent))
+    staging = wrapper / "catalogues"
     try:
+        staging.mkdir()
         extracted = extract_catalogues(archive, staging, limits)
         report.datasheets = accept(staging, extracted)
         report.files = {name: local_sha256(staging / name) or "" for name in sorted(extracted.files)}
@@ -194,7 +198,7 @@ def _install(archive: Path, report: BsdataReport, outcome: Outcome, ref: str, li
         write_json(staging / MANIFEST_FILE, _manifest(report, outcome, extracted, ref))
         _swap(staging, into)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(wrapper, ignore_errors=True)
 
 
 def fetch_bsdata(

@@ -19,6 +19,7 @@ import pytest
 from pipeline.errors import FetchError
 from pipeline.fetch import BsdataReport, fetch_bsdata
 from pipeline.fetch.bsdata import DEFAULT_LIMITS
+from pipeline.sources.registry import default_inputs
 from tests.fetch.archives import CATALOGUES, DATASHEETS, TOP, Member, repo_members, tar_gz
 from tests.fetch.loopback import Loopback, Reply, etag_of, static
 
@@ -211,7 +212,9 @@ def test_a_run_killed_between_the_two_renames_gets_its_folder_back(
     into, before = _good_folder(site, archive, tmp_path)
     (tmp_path / ".bsdata.old-killed").mkdir()
     into.rename(tmp_path / ".bsdata.old-killed" / "previous")
-    (tmp_path / ".bsdata.staging-killed").mkdir()
+    (tmp_path / ".bsdata.staging-killed" / "catalogues").mkdir(parents=True)
+    (tmp_path / ".bsdata.staging-killed" / "catalogues" / "Half.cat").write_bytes(b"<catalogue")
+    assert default_inputs(tmp_path) == []  # leftovers are never inputs of `dataslate run`
     site.serve(f"{ARCHIVES}main.tar.gz", Reply(404, b"gone"))
     report = _fetch(site, into)
     assert report.error == "HTTP 404"
