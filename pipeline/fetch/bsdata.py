@@ -26,7 +26,7 @@ from pipeline import config
 from pipeline.errors import FetchError
 from pipeline.fetch.archive import ArchiveError, ArchiveLimits, Extracted, extract_catalogues
 from pipeline.fetch.files import MANIFEST_FILE, fsync_dir, local_sha256, write_json
-from pipeline.fetch.http import ContentRefused, Limits, Outcome, Status, download
+from pipeline.fetch.http import ContentRefused, Limits, Outcome, Status, check_base_url, download
 
 USER_AGENT = "dataslate-fetch/0.1 (+polite download of the BSData catalogue archive)"
 DEFAULT_LIMITS = Limits(
@@ -211,7 +211,7 @@ def fetch_bsdata(
     client: httpx.Client | None = None,
 ) -> BsdataReport:
     """Download the archive of `ref` and replace `into` with its catalogues if they pass `accept`."""
-    url, into = archive_url(base_url, check_ref(ref)), Path(into)
+    url, into = archive_url(check_base_url(base_url), check_ref(ref)), Path(into)
     try:
         into.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -20,6 +20,7 @@ from typing import Literal, Protocol
 
 import httpx
 
+from pipeline.errors import FetchError
 from pipeline.fetch.decode import ACCEPT_ENCODING, DecodeError, decoder_for, inflate_all
 from pipeline.fetch.files import atomic_writer
 from pipeline.fetch.waits import Deadline, DeadlinePassed, parse_retry_after
@@ -83,6 +84,17 @@ class Limits:
     max_retry_after: float
     max_redirects: int = 5
     redirect_origins: tuple[str, ...] = ()  # origins besides the start's that a redirect may reach
+
+
+def check_base_url(base_url: str) -> str:
+    """An absolute http(s) URL with a host, or FetchError before any request is made."""
+    try:
+        url = httpx.URL(base_url)
+    except httpx.InvalidURL as error:
+        raise FetchError(f"not a usable base URL: {base_url!r} ({error})") from error
+    if url.scheme not in DEFAULT_PORTS or not url.host:
+        raise FetchError(f"not a usable base URL (http or https, with a host): {base_url!r}")
+    return base_url
 
 
 def conditional_headers(validators: dict[str, str]) -> dict[str, str]:

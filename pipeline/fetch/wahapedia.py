@@ -27,7 +27,7 @@ import httpx
 from pipeline import config
 from pipeline.errors import FetchError
 from pipeline.fetch.files import MANIFEST_FILE, load_state, local_sha256, save_state, write_json
-from pipeline.fetch.http import Limits, Outcome, download
+from pipeline.fetch.http import Limits, Outcome, check_base_url, download
 from pipeline.fetch.wahapedia_check import WahapediaTableCheck
 
 USER_AGENT = "dataslate-fetch/0.1 (+polite scraper of the Wahapedia data export)"
@@ -138,7 +138,7 @@ def fetch_wahapedia(
     Writes `into/manifest.json` (sha256 of every file the folder holds, per status)
     and the validator sidecar `into/.fetch-state.json`.
     """
-    names = _check_files(files)
+    names, base_url = _check_files(files), check_base_url(base_url)
     into = Path(into)
     try:
         into.mkdir(parents=True, exist_ok=True)

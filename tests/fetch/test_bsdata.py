@@ -239,3 +239,9 @@ def test_the_cli_fetches_a_folder_that_dataslate_parse_reads(site: Loopback, arc
     (into / "manifest.json").unlink()  # no validators: a full download of the bad archive
     failed = subprocess.run(command, capture_output=True, text=True, check=False)
     assert failed.returncode == 1 and "failed: 1 catalogue(s) unreadable, e.g. bsdata:x.cat" in failed.stdout
+
+
+def test_a_base_url_that_is_not_http_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FetchError, match="not a usable base URL"):
+        fetch_bsdata(tmp_path / "bsdata", base_url="file:///work/shared/data/", limits=FAST)
+    assert list(tmp_path.iterdir()) == []

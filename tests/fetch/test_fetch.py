@@ -360,3 +360,10 @@ def test_validators_are_sent_only_with_a_local_copy_and_a_304_keeps_it(
     )
     assert again.not_modified == ["Factions.csv"]
     assert first.headers["accept-encoding"] == "gzip"
+
+
+@pytest.mark.parametrize("base_url", ["wahapedia.ru/wh40k10ed/", "ftp://127.0.0.1/w/", "file:///etc/", "http:///w/"])
+def test_a_base_url_that_is_not_http_is_refused_before_any_request(tmp_path: Path, base_url: str) -> None:
+    with pytest.raises(FetchError, match="not a usable base URL"):
+        fetch_wahapedia(base_url, tmp_path / "w", files=["Factions.csv"], **FAST)
+    assert not (tmp_path / "w").exists()
