@@ -5,12 +5,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 INPUTS ?= raw/pages
 OUT    ?= curated
+REF    ?= main
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck bench fetch parse quality clean
+.PHONY: help install run test lint typecheck bench fetch fetch-bsdata parse quality clean
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +37,9 @@ typecheck: $(STAMP) ## mypy strict only
 
 fetch: $(STAMP) ## Stage: download the Wahapedia export into raw/wahapedia/ (network)
 	$(BIN)/dataslate fetch wahapedia --into raw/wahapedia
+
+fetch-bsdata: $(STAMP) ## Stage: download the BSData catalogues (REF=main) into raw/bsdata/ (network)
+	$(BIN)/dataslate fetch bsdata --into raw/bsdata --ref $(REF)
 
 parse: $(STAMP) ## Stage: parse the inputs (INPUTS=raw/pages) and print record counts
 	$(BIN)/dataslate parse $(INPUTS)

@@ -110,7 +110,28 @@ def fetch_wahapedia_cmd(
             report = fetch_wahapedia(base_url, into)
     except PipelineError as exc:
         raise _fail(exc) from exc
-    out.print(report.summary())
+    out.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
+    if not report.ok:
+        raise typer.Exit(EXIT_ERROR)
+
+
+@fetch_app.command("bsdata")
+def fetch_bsdata_cmd(
+    into: Annotated[Path, typer.Option("--into", help="Folder of catalogues to replace.")] = config.RAW_BSDATA_DIR,
+    ref: Annotated[str, typer.Option("--ref", help="Git branch, tag or commit.")] = config.BSDATA_REF,
+    base_url: Annotated[
+        str, typer.Option("--base-url", help="Archives live at BASE/REF.tar.gz.")
+    ] = config.BSDATA_ARCHIVE_BASE_URL,
+) -> None:
+    """Download the BSData catalogues of a ref; the folder is replaced only if the new set parses."""
+    from pipeline.fetch import fetch_bsdata
+
+    try:
+        with _stage("fetch bsdata"):
+            report = fetch_bsdata(into, ref=ref, base_url=base_url)
+    except PipelineError as exc:
+        raise _fail(exc) from exc
+    out.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(EXIT_ERROR)
 

@@ -73,6 +73,12 @@ WAHAPEDIA_FILES: tuple[str, ...] = (
 #: Default base URL of the Wahapedia export (overridable on the command line).
 WAHAPEDIA_BASE_URL = "https://wahapedia.ru/wh40k10ed/"
 
+#: BSData repository archives: `<base>/<ref>.tar.gz` (GitHub style; overridable on the command line).
+BSDATA_ARCHIVE_BASE_URL = "https://github.com/BSData/wh40k-10e/archive/"
+BSDATA_REF = "main"
+#: GitHub answers an archive URL with a redirect to codeload: the one other origin a fetch may follow.
+BSDATA_REDIRECT_ORIGINS: tuple[str, ...] = ("https://codeload.github.com",)
+
 #: Source precedence when reconciling (pipeline/reconcile/precedence.py): the freshest source wins.
 #: Keys are a source format or one source_id; values are ISO dates, None = date unknown.
 #: A datasheet's date is, in this order: SOURCE_DATES[its source_id]; its own `source_date` (Wahapedia:

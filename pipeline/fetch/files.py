@@ -36,13 +36,13 @@ def atomic_writer(target: Path) -> Iterator[IO[bytes]]:
         os.fsync(handle.fileno())
         handle.close()
         os.replace(temp, target)
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
     finally:
         handle.close()
         temp.unlink(missing_ok=True)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     """Make the rename itself durable (a no-op where directories cannot be opened)."""
     try:
         fd = os.open(folder, os.O_RDONLY)

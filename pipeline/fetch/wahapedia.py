@@ -3,6 +3,8 @@
 Polite by construction: only the files the project knows (`config.WAHAPEDIA_FILES`),
 one request at a time with an optional pause between files, a User-Agent that
 says who is asking, conditional requests so an unchanged file costs a 304.
+Bounded: limits and rules of `pipeline.fetch.http`, and a body replaces the local
+copy only if it looks like that table (`wahapedia_check`); see docs/fetch.md.
 
 Failure policy: a file that cannot be fetched is reported in `FetchReport.failed`
 (its previous local copy, if any, is kept untouched) and the other files still
@@ -16,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -24,13 +27,16 @@ import httpx
 from pipeline import config
 from pipeline.errors import FetchError
 from pipeline.fetch.files import MANIFEST_FILE, load_state, local_sha256, save_state, write_json
-from pipeline.fetch.http import Limits, Outcome, download
+from pipeline.fetch.http import Limits, Outcome, check_base_url, download
+from pipeline.fetch.wahapedia_check import WahapediaTableCheck
 
 USER_AGENT = "dataslate-fetch/0.1 (+polite scraper of the Wahapedia data export)"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 1.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_DEADLINE = 60.0
+DEFAULT_MAX_RETRY_AFTER = 30.0
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,8 @@ def fetch_wahapedia(
     retries: int = DEFAULT_RETRIES,
     max_bytes: int = DEFAULT_MAX_BYTES,
     backoff: float = DEFAULT_BACKOFF,
+    deadline: float = DEFAULT_DEADLINE,
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
     pause: float = 0.0,
     client: httpx.Client | None = None,
 ) -> FetchReport:
@@ -130,22 +138,23 @@ def fetch_wahapedia(
     Writes `into/manifest.json` (sha256 of every file the folder holds, per status)
     and the validator sidecar `into/.fetch-state.json`.
     """
-    names = _check_files(files)
+    names, base_url = _check_files(files), check_base_url(base_url)
     into = Path(into)
     try:
         into.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise FetchError(f"cannot create the target folder: {error}", path=into) from error
-    limits = Limits(timeout=timeout, retries=retries, backoff=backoff, max_bytes=max_bytes)
+    limits = Limits(timeout, retries, backoff, max_bytes, deadline, max_retry_after)
     state, report = load_state(into), FetchReport(base_url=base_url, into=into)
     own_client = client is None
-    http = client or httpx.Client(headers={"User-Agent": USER_AGENT}, follow_redirects=True)
+    http = client or httpx.Client(headers={"User-Agent": USER_AGENT})
     try:
         for index, name in enumerate(names):
             if index and pause:
                 time.sleep(pause)
-            url = file_url(base_url, name)
-            outcome = download(http, url, into / name, state.get(name, {}), limits)
+            url, target = file_url(base_url, name), into / name
+            validators = state.get(name, {}) if target.is_file() else {}
+            outcome = download(http, url, target, validators, limits, partial(WahapediaTableCheck, name))
             state[name] = _validators(outcome, state.get(name, {}))
             report.results.append(FileResult(name, url, outcome, local_sha256(into / name)))
     finally:

@@ -16,6 +16,8 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from pipeline.errors import FetchError
 from pipeline.fetch import fetch_wahapedia
 from pipeline.fetch.files import MANIFEST_FILE, STATE_FILE
 from pipeline.ids import file_sha256
+from tests.fetch.loopback import Loopback, Reply, etag_of, static
 
 LAST_MODIFIED = "Wed, 09 Jul 2025 00:00:00 GMT"
 FAST = {"timeout": 2.0, "retries": 2, "backoff": 0.001}
@@ -282,3 +285,85 @@ def test_the_cli_fetches_into_a_folder_that_dataslate_parse_reads(
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert "0 fetched, 18 unchanged (304), 0 failed" in again.stdout
+
+
+# -- redirects and Retry-After (scripted server: tests/fetch/loopback.py) ----------------------
+
+
+@pytest.fixture
+def site(wahapedia_dir: Path) -> Iterator[Loopback]:
+    """Serves the real export under /w/ (each file with an ETag), ready to be scripted per path."""
+    with Loopback() as server:
+        for name in config.WAHAPEDIA_FILES:
+            server.answer(f"/w/{name}", static((wahapedia_dir / name).read_bytes()))
+        yield server
+
+
+@pytest.mark.parametrize(
+    ("code", "location"),
+    [
+        (301, "/w/moved/Source.csv"),
+        (302, "moved/Source.csv"),
+        (307, "{origin}/w/moved/Source.csv"),
+        (308, "../w/moved/Source.csv"),
+    ],
+)
+def test_same_origin_redirects_are_followed(
+    site: Loopback, wahapedia_dir: Path, tmp_path: Path, code: int, location: str
+) -> None:
+    site.serve("/w/Source.csv", Reply(code, headers={"Location": location.format(origin=site.origin)}))
+    site.answer("/w/moved/Source.csv", static((wahapedia_dir / "Source.csv").read_bytes()))
+    report = fetch_wahapedia(site.url("/w/"), tmp_path, files=["Source.csv"], **FAST)
+    assert report.ok and report.result("Source.csv").outcome.attempts == 1
+    assert (tmp_path / "Source.csv").read_bytes() == (wahapedia_dir / "Source.csv").read_bytes()
+    assert [s.path for s in site.seen] == ["/w/Source.csv", "/w/moved/Source.csv"]
+
+
+def test_a_redirect_to_another_port_is_another_origin(site: Loopback, tmp_path: Path) -> None:
+    with Loopback() as other:
+        site.serve("/w/Source.csv", Reply(302, headers={"Location": other.url("/w/Source.csv")}))
+        report = fetch_wahapedia(site.url("/w/"), tmp_path, files=["Source.csv", "Factions.csv"], **FAST)
+        assert report.failed == {"Source.csv": f"redirect to another origin refused: {other.url('/w/Source.csv')}"}
+        assert report.fetched == ["Factions.csv"] and other.seen == []
+
+
+def _http_date(seconds_ahead: float) -> str:
+    return format_datetime(datetime.now(UTC) + timedelta(seconds=seconds_ahead), usegmt=True)
+
+
+@pytest.mark.parametrize("form", ["seconds", "http-date"])
+def test_retry_after_is_honoured_below_the_cap(site: Loopback, wahapedia_dir: Path, tmp_path: Path, form: str) -> None:
+    value = "1" if form == "seconds" else _http_date(2.0)  # an HTTP-date has whole seconds: waits 1 to 2 s
+    body = (wahapedia_dir / "Source.csv").read_bytes()
+    site.serve("/w/Source.csv", Reply(429, b"slow down", {"Retry-After": value}), Reply(200, body))
+    report = fetch_wahapedia(site.url("/w/"), tmp_path, files=["Source.csv"], **FAST)
+    assert report.ok and report.result("Source.csv").outcome.attempts == 2
+    first, second = site.hits("/w/Source.csv")
+    assert second.at - first.at >= 0.95  # waited for the server, not the 1 ms backoff
+
+
+def test_a_wait_that_would_pass_the_deadline_gives_up_at_once(site: Loopback, tmp_path: Path) -> None:
+    site.serve("/w/Source.csv", Reply(503, b"busy", {"Retry-After": "20"}))
+    report = fetch_wahapedia(site.url("/w/"), tmp_path, files=["Source.csv"], **{**FAST, "deadline": 5.0})
+    assert report.failed == {"Source.csv": "HTTP 503: the next attempt (in 20.0 s) would pass the 5 s deadline"}
+    assert len(site.hits("/w/Source.csv")) == 1
+
+
+def test_validators_are_sent_only_with_a_local_copy_and_a_304_keeps_it(
+    site: Loopback, wahapedia_dir: Path, tmp_path: Path
+) -> None:
+    fetch_wahapedia(site.url("/w/"), tmp_path, files=["Factions.csv"], **FAST)
+    again = fetch_wahapedia(site.url("/w/"), tmp_path, files=["Factions.csv"], **FAST)
+    first, second = site.hits("/w/Factions.csv")
+    assert "if-none-match" not in first.headers and second.headers["if-none-match"] == etag_of(
+        (wahapedia_dir / "Factions.csv").read_bytes()
+    )
+    assert again.not_modified == ["Factions.csv"]
+    assert first.headers["accept-encoding"] == "gzip"
+
+
+@pytest.mark.parametrize("base_url", ["wahapedia.ru/wh40k10ed/", "ftp://127.0.0.1/w/", "file:///etc/", "http:///w/"])
+def test_a_base_url_that_is_not_http_is_refused_before_any_request(tmp_path: Path, base_url: str) -> None:
+    with pytest.raises(FetchError, match="not a usable base URL"):
+        fetch_wahapedia(base_url, tmp_path / "w", files=["Factions.csv"], **FAST)
+    assert not (tmp_path / "w").exists()
