@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -29,7 +29,17 @@ from pipeline.fetch.files import MANIFEST_FILE, STATE_FILE
 from pipeline.ids import file_sha256
 
 LAST_MODIFIED = "Wed, 09 Jul 2025 00:00:00 GMT"
-FAST = {"timeout": 2.0, "retries": 2, "backoff": 0.001}
+
+
+class Fast(TypedDict):
+    """Short timeouts and back-off, so failing fetches fail within the test's time."""
+
+    timeout: float
+    retries: int
+    backoff: float
+
+
+FAST: Fast = {"timeout": 2.0, "retries": 2, "backoff": 0.001}
 
 
 @dataclass
