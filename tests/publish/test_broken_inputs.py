@@ -25,6 +25,8 @@ from pipeline.cli import EXIT_QUALITY
 from pipeline.publish.release import resolve_release
 from tests.publish.releases import BrokenInputs, Published, invoke, one_error, snapshot, staging_folders
 
+pytestmark = pytest.mark.slow
+
 
 #: Reasons that replace those of conftest's `_break_wahapedia`: a cost with bytes that are not UTF-8
 #: is quarantined for its encoding before its value is ever read, and a cut last field has a reason
