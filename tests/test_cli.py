@@ -7,6 +7,7 @@ others use Typer's runner on the same app in-process, which is much cheaper.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,9 @@ def test_run_with_a_missing_input_fails_in_one_line_from_the_console_script(tmp_
     )
     assert proc.returncode == 1
     assert proc.stdout == ""
-    assert proc.stderr.strip() == f"error: {missing}: input path does not exist"
+    failed_stage, message = proc.stderr.strip().splitlines()
+    assert re.fullmatch(r"✗ parse inputs \d+\.\ds", failed_stage)
+    assert message == f"error: {missing}: input path does not exist"
     assert not out.exists()
 
 

@@ -177,6 +177,7 @@ def breach(good_release: Published, wh_subset: Path, tmp_path_factory: pytest.Te
 def test_a_critical_breach_exits_with_the_quality_code_and_one_message(breach: Breach) -> None:
     message = one_error(breach.result, EXIT_QUALITY)
     assert EXIT_QUALITY == 3
+    assert "✗ quality gates" in breach.result.stderr
     assert message.startswith("error: 1 critical quality gate(s) failed: sources: ")
     assert "expect_column_values_to_be_null(format_without_datasheets) failed on 18 of 21 rows" in message
 
