@@ -10,6 +10,7 @@ import ast
 import re
 import sys
 import tomllib
+from collections.abc import Mapping
 from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
@@ -26,7 +27,8 @@ def normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def imported_modules(folder: str) -> set[str]:
+@cache
+def imported_modules(folder: str) -> frozenset[str]:
     """Top-level names of every absolute import, at module level or inside functions."""
     names: set[str] = set()
     for path in (ROOT / folder).rglob("*.py"):
@@ -35,11 +37,18 @@ def imported_modules(folder: str) -> set[str]:
                 names.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names.add(node.module.split(".")[0])
-    return names - FIRST_PARTY - set(sys.stdlib_module_names)
+    return frozenset(names - FIRST_PARTY - set(sys.stdlib_module_names))
 
 
-def distributions(module: str) -> set[str]:
-    return {normalise(d) for d in packages_distributions().get(module, [])}
+@cache
+def distributions(module: str) -> frozenset[str]:
+    return frozenset(normalise(d) for d in _installed().get(module, []))
+
+
+@cache
+def _installed() -> Mapping[str, list[str]]:
+    """Import name -> distributions, from the installed metadata (slow: read once)."""
+    return packages_distributions()
 
 
 @cache
