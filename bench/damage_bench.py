@@ -6,7 +6,7 @@ from synthetic frames of the same shape (`damage_synth.py`), adds the reference
 profiles, and prints and returns: cells, wall time of the default scenario
 (median), all scenarios written to hive Parquet (median), cells/s, peak RSS, and
 per-cell times of a plain-Python implementation and of warhammer-stats 0.1.1 on
-a small sample, as ratios to the engine.
+a small sample, as ratios to the engine. Run alone: `python -m bench.damage_bench`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from typing import Any
 import polars as pl
 import psutil
 
+from bench.damage_plain import plain_cell
+from bench.damage_synth import synthetic_frames
 from pipeline.damage import (
     SCENARIOS,
     compute_damage_matrix,
@@ -39,13 +41,6 @@ from pipeline.damage import (
 from pipeline.damage.inputs import WEAPON_ABILITY_SCHEMA
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS
 from schemas.dice import parse_dice
-
-try:  # the sibling modules, whether run as `bench.damage_bench` or from inside bench/
-    from bench.damage_plain import plain_cell
-    from bench.damage_synth import synthetic_frames
-except ImportError:  # pragma: no cover - depends on how bench/run.py sets sys.path
-    from damage_plain import plain_cell  # type: ignore[no-redef]
-    from damage_synth import synthetic_frames  # type: ignore[no-redef]
 
 RUNS = 3
 SAMPLE_PLAIN = 20_000

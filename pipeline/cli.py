@@ -5,14 +5,15 @@ All the work is done by the library (`pipeline.run` and the stage packages).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ParamSpec
 
 import typer
 from rich.console import Console
@@ -20,10 +21,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from pipeline import config
+from pipeline import __version__, config
 from pipeline.errors import PipelineError, QualityGateError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
 fetch_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Download raw inputs.")
 app.add_typer(fetch_app, name="fetch")
 console = Console(stderr=True)
@@ -31,23 +32,95 @@ out = Console()
 
 EXIT_ERROR = 1
 EXIT_QUALITY = 3
+DEBUG_ENV = "DATASLATE_DEBUG"
+P = ParamSpec("P")
 
 
-@contextmanager
-def _stage(name: str) -> Iterator[None]:
-    """Progress for one long stage: a spinner, then its time."""
-    start = time.perf_counter()
-    with console.status(f"[bold]{name}[/]…"):
-        yield
-    console.print(f"  [green]✓[/] {name} [dim]{time.perf_counter() - start:.1f}s[/]")
+class Progress:
+    """The stage a command is in: a spinner, then ✓ and its time, or ✗ and its name when it fails."""
+
+    def __init__(self) -> None:
+        self.stage = ""
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        outer, self.stage = self.stage, name
+        start = time.perf_counter()
+        try:
+            with console.status(f"[bold]{escape(name)}[/]…"):
+                yield
+        except Exception:
+            console.print(f"  [red]✗[/] {escape(name)} [dim]{time.perf_counter() - start:.1f}s[/]")
+            raise  # self.stage keeps the failed stage's name for the error message
+        console.print(f"  [green]✓[/] {escape(name)} [dim]{time.perf_counter() - start:.1f}s[/]")
+        self.stage = outer
 
 
-def _fail(exc: Exception, code: int = EXIT_ERROR) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)  # one line, paths unbroken
+progress = Progress()
+
+
+def _debug() -> bool:
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, paths unbroken
     return typer.Exit(code)
 
 
-@app.command()
+def _handled(name: str, command: Callable[P, None]) -> Callable[P, None]:
+    """The one place errors become messages and exit codes; until a stage starts, the command is the stage."""
+
+    @functools.wraps(command)
+    def handled(*args: P.args, **kwargs: P.kwargs) -> None:
+        progress.stage = name
+        try:
+            command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except QualityGateError as exc:
+            raise _fail(str(exc), EXIT_QUALITY) from exc
+        except PipelineError as exc:
+            raise _fail(str(exc), EXIT_ERROR) from exc
+        except Exception as exc:  # an unplanned failure still gets one message, not a traceback
+            if _debug():
+                raise
+            message = (
+                f"unexpected {type(exc).__name__}: {exc} in stage {progress.stage} (set {DEBUG_ENV}=1 for details)"
+            )
+            raise _fail(message, EXIT_ERROR) from exc
+
+    return handled
+
+
+def command(
+    group: typer.Typer, name: str, *, stage: str | None = None
+) -> Callable[[Callable[P, None]], Callable[P, None]]:
+    """Register a function as `dataslate [group] <name>`, behind the one error handler."""
+
+    def register(function: Callable[P, None]) -> Callable[P, None]:
+        group.command(name)(_handled(stage or name, function))
+        return function
+
+    return register
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(f"dataslate {__version__}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """The `dataslate` command (help text: the module docstring)."""
+
+
+@command(app, "run")
 def run(
     inputs: Annotated[list[Path] | None, typer.Option("--input", "-i", help="Input file or folder; repeat.")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (releases + latest).")] = None,
@@ -55,17 +128,7 @@ def run(
     """Build the dataset from inputs (default raw/) and publish a release (default curated/)."""
     from pipeline.run import run_pipeline
 
-    try:
-        result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=_stage)
-    except QualityGateError as exc:
-        raise _fail(exc, EXIT_QUALITY) from exc
-    except PipelineError as exc:
-        raise _fail(exc) from exc
-    except Exception as exc:  # an unplanned failure still gets one message, not a traceback
-        if os.environ.get("DATASLATE_DEBUG"):
-            raise
-        message = f"unexpected {type(exc).__name__}: {exc} (set DATASLATE_DEBUG=1 for details)"
-        raise _fail(RuntimeError(message)) from exc
+    result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=progress)
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
 
@@ -77,7 +140,7 @@ def _print_counts(counts: dict[str, int]) -> None:
     out.print(table)
 
 
-@app.command()
+@command(app, "parse")
 def parse(
     paths: Annotated[list[Path], typer.Argument(help="Input files or folders.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print counts as JSON.")] = False,
@@ -85,11 +148,8 @@ def parse(
     """Parse inputs only and print record counts per table (nothing is written)."""
     from pipeline.sources.registry import read_inputs
 
-    try:
-        with _stage("parse"):
-            dataset = read_inputs(paths)
-    except PipelineError as exc:
-        raise _fail(exc) from exc
+    with progress("parse"):
+        dataset = read_inputs(paths)
     counts = dataset.counts()
     if as_json:
         out.print_json(json.dumps(counts))
@@ -97,7 +157,7 @@ def parse(
         _print_counts(counts)
 
 
-@fetch_app.command("wahapedia")
+@command(fetch_app, "wahapedia", stage="fetch wahapedia")
 def fetch_wahapedia_cmd(
     into: Annotated[Path, typer.Option("--into", help="Folder to download into.")] = config.RAW_WAHAPEDIA_DIR,
     base_url: Annotated[str, typer.Option("--base-url", help="Where the export lives.")] = config.WAHAPEDIA_BASE_URL,
@@ -105,17 +165,14 @@ def fetch_wahapedia_cmd(
     """Download the Wahapedia export politely (conditional requests, retries, atomic writes)."""
     from pipeline.fetch import fetch_wahapedia
 
-    try:
-        with _stage("fetch wahapedia"):
-            report = fetch_wahapedia(base_url, into)
-    except PipelineError as exc:
-        raise _fail(exc) from exc
+    with progress("fetch wahapedia"):
+        report = fetch_wahapedia(base_url, into)
     out.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(EXIT_ERROR)
 
 
-@fetch_app.command("bsdata")
+@command(fetch_app, "bsdata", stage="fetch bsdata")
 def fetch_bsdata_cmd(
     into: Annotated[Path, typer.Option("--into", help="Folder of catalogues to replace.")] = config.RAW_BSDATA_DIR,
     ref: Annotated[str, typer.Option("--ref", help="Git branch, tag or commit.")] = config.BSDATA_REF,
@@ -126,17 +183,14 @@ def fetch_bsdata_cmd(
     """Download the BSData catalogues of a ref; the folder is replaced only if the new set parses."""
     from pipeline.fetch import fetch_bsdata
 
-    try:
-        with _stage("fetch bsdata"):
-            report = fetch_bsdata(into, ref=ref, base_url=base_url)
-    except PipelineError as exc:
-        raise _fail(exc) from exc
+    with progress("fetch bsdata"):
+        report = fetch_bsdata(into, ref=ref, base_url=base_url)
     out.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(EXIT_ERROR)
 
 
-@app.command()
+@command(app, "sql")
 def sql(
     query: Annotated[str, typer.Argument(help="SQL to run (read-only).")],
     release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
@@ -145,10 +199,7 @@ def sql(
     """Run a read-only SQL query on a published release."""
     from pipeline.publish.query import run_query
 
-    try:
-        columns, rows = run_query(query, release)
-    except PipelineError as exc:
-        raise _fail(exc) from exc
+    columns, rows = run_query(query, release)
     if as_json:
         for row in rows:
             sys.stdout.write(json.dumps(dict(zip(columns, row, strict=True)), default=str) + "\n")
@@ -163,7 +214,7 @@ def _cell(value: Any) -> str:
     return "NULL" if value is None else str(value)
 
 
-@app.command()
+@command(app, "quality")
 def quality(
     release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
     report_dir: Annotated[
@@ -176,15 +227,12 @@ def quality(
     from pipeline.publish.query import open_release
     from pipeline.quality import run_quality
 
+    con = open_release(release)
     try:
-        con = open_release(release)
-    except PipelineError as exc:
-        raise _fail(exc) from exc
-    try:
-        with _stage("quality gates"):
+        with progress("quality gates"):
             report = run_quality(con, report_dir or Path("."), build_docs=report_dir is not None)
-    except duckdb.Error as exc:
-        raise _fail(exc) from exc
+    except duckdb.Error as exc:  # a release whose tables cannot be read is bad input, not a bug
+        raise PipelineError(str(exc)) from exc
     finally:
         con.close()
     if report_dir is not None:
@@ -201,7 +249,7 @@ def quality(
         raise typer.Exit(EXIT_QUALITY)
 
 
-@app.command()
+@command(app, "diff")
 def diff(
     old: Annotated[Path, typer.Argument(help="Older release (or output folder).")],
     new: Annotated[Path, typer.Argument(help="Newer release (or output folder).")],
@@ -210,10 +258,7 @@ def diff(
     """What changed between two releases, per table, by stable id, field by field."""
     from pipeline.publish.diff import diff_releases, format_diff
 
-    try:
-        diffs = diff_releases(old, new)
-    except PipelineError as exc:
-        raise _fail(exc) from exc
+    diffs = diff_releases(old, new)
     if as_json:
         sys.stdout.write(json.dumps([d.as_json() for d in diffs if not d.empty], default=str, indent=1) + "\n")
     else:

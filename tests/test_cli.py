@@ -7,6 +7,7 @@ others use Typer's runner on the same app in-process, which is much cheaper.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,14 +31,18 @@ def test_run_with_a_missing_input_fails_in_one_line_from_the_console_script(tmp_
     )
     assert proc.returncode == 1
     assert proc.stdout == ""
-    assert proc.stderr.strip() == f"error: {missing}: input path does not exist"
+    failed_stage, message = proc.stderr.strip().splitlines()
+    assert re.fullmatch(r"✗ parse inputs \d+\.\ds", failed_stage)
+    assert message == f"error: {missing}: input path does not exist"
     assert not out.exists()
 
 
 @pytest.mark.parametrize("command", ["run", "parse"])
 def test_a_missing_input_is_named_in_the_message(command: str, tmp_path: Path) -> None:
     missing = tmp_path / "missing.txt"
-    args = ["run", "--input", missing, "--out", tmp_path / "out"] if command == "run" else ["parse", missing]
+    args: list[str | Path] = (
+        ["run", "--input", missing, "--out", tmp_path / "out"] if command == "run" else ["parse", missing]
+    )
     assert f"error: {missing}: input path does not exist" in one_error(invoke(*args))
     assert not (tmp_path / "out").exists()
 
@@ -58,7 +63,9 @@ def test_a_path_that_looks_like_markup_is_printed_as_it_is(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("command", ["sql", "diff"])
 def test_a_folder_without_a_release_is_refused(command: str, tmp_path: Path) -> None:
-    args = ["sql", "SELECT 1", "--release", tmp_path] if command == "sql" else ["diff", tmp_path, tmp_path]
+    args: list[str | Path] = (
+        ["sql", "SELECT 1", "--release", tmp_path] if command == "sql" else ["diff", tmp_path, tmp_path]
+    )
     message = one_error(invoke(*args))
     assert f"{tmp_path}: no release here (expected dataslate.duckdb and manifest.json)" in message
 

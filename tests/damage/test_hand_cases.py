@@ -12,12 +12,12 @@ import pytest
 from schemas.records import Points
 from tests.damage.builders import cell, run, target, weapon
 
-APPROX = {"rel": 1e-9, "abs": 1e-12}
+REL, ABS = 1e-9, 1e-12
 
 
 def check(actual: dict[str, object], **expected: float) -> None:
     for name, value in expected.items():
-        assert actual[name] == pytest.approx(value, **APPROX), name
+        assert actual[name] == pytest.approx(value, rel=REL, abs=ABS), name
 
 
 # --- the three worked checks -------------------------------------------------------------------------------

@@ -140,7 +140,9 @@ def test_parquet_is_hive_partitioned_and_matches_the_table(tmp_path: Path, resul
     assert paths == [partition_path(tmp_path, s) for s in SCENARIOS]
     assert "scenario" not in pl.read_parquet(paths[0]).columns
     glob = str(tmp_path / "damage_matrix" / "*" / "*.parquet")
-    read = duckdb.sql(f"select * from read_parquet('{glob}', hive_partitioning = true)").pl()
+    relation = duckdb.sql(f"select * from read_parquet('{glob}', hive_partitioning = true)")
+    assert relation is not None
+    read = relation.pl()
     assert read.height == matrix.height
     key = ["weapon_id", "profile_id", "scenario"]
     joined = matrix.with_columns(pl.col(key).cast(pl.String)).join(read, on=key, suffix="_pq")

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -32,7 +32,17 @@ from pipeline.ids import file_sha256
 from tests.fetch.loopback import Loopback, Reply, etag_of, static
 
 LAST_MODIFIED = "Wed, 09 Jul 2025 00:00:00 GMT"
-FAST = {"timeout": 2.0, "retries": 2, "backoff": 0.001}
+
+
+class Fast(TypedDict):
+    """Short timeouts and back-off, so failing fetches fail within the test's time."""
+
+    timeout: float
+    retries: int
+    backoff: float
+
+
+FAST: Fast = {"timeout": 2.0, "retries": 2, "backoff": 0.001}
 
 
 @dataclass

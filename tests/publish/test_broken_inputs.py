@@ -25,6 +25,8 @@ from pipeline.cli import EXIT_QUALITY
 from pipeline.publish.release import resolve_release
 from tests.publish.releases import BrokenInputs, Published, invoke, one_error, snapshot, staging_folders
 
+pytestmark = pytest.mark.slow
+
 
 #: Reasons that replace those of conftest's `_break_wahapedia`: a cost with bytes that are not UTF-8
 #: is quarantined for its encoding before its value is ever read, and a cut last field has a reason
@@ -175,6 +177,7 @@ def breach(good_release: Published, wh_subset: Path, tmp_path_factory: pytest.Te
 def test_a_critical_breach_exits_with_the_quality_code_and_one_message(breach: Breach) -> None:
     message = one_error(breach.result, EXIT_QUALITY)
     assert EXIT_QUALITY == 3
+    assert "✗ quality gates" in breach.result.stderr
     assert message.startswith("error: 1 critical quality gate(s) failed: sources: ")
     assert "expect_column_values_to_be_null(format_without_datasheets) failed on 18 of 21 rows" in message
 

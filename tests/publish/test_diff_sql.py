@@ -21,6 +21,8 @@ from pipeline.run import RunResult
 from pipeline.store.load import DAMAGE_TABLE_MAX_ROWS, attach_damage_matrix
 from tests.publish.releases import Published, invoke, one_error, sha256
 
+pytestmark = pytest.mark.slow
+
 INVOCATUS_POINTS = "page:world-eaters:lord-invocatus | 1 | 1 model"
 BOLT_PISTOL = "page:world-eaters:lord-invocatus:ranged:bolt-pistol"
 

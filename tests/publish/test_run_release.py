@@ -28,6 +28,8 @@ from pipeline.publish.release import resolve_release
 from pipeline.run import RunResult, run_pipeline
 from tests.publish.releases import Published, duckdb_contents, release_files, sha256, snapshot, staging_folders
 
+pytestmark = pytest.mark.slow
+
 DATASLATE = Path(sys.executable).parent / "dataslate"
 #: Upper bound for the subprocess to reach its staging folder (a guard, not a measurement).
 STAGING_WAIT_S = 300

@@ -50,7 +50,7 @@ def _source(source_id: str, rows_in: int, quarantined: int = 0) -> Source:
     fmt, name = source_id.split(":", 1)
     return Source(
         source_id=source_id,
-        format=fmt,  # type: ignore[arg-type]
+        format=fmt,
         path=f"raw/{name}",
         sha256=hashlib.sha256(name.encode()).hexdigest(),
         rows_in=rows_in,
@@ -67,7 +67,7 @@ def _weapon(datasheet_id: str, source_id: str, line: int, row: str) -> Weapon:
         weapon_id=f"{datasheet_id}:{kind.lower()}:{name.lower().replace(' ', '-')}",
         datasheet_id=datasheet_id,
         name=name,
-        kind=kind.lower(),  # type: ignore[arg-type]
+        kind=kind.lower(),
         range_inches=None if rng == "Melee" else int(rng),
         attacks=attacks,
         skill=int(skill) if skill else None,

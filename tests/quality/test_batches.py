@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from pipeline import config
-from pipeline.quality.batches import existing_tables, fetch_batch
+from pipeline.quality.batches import Batch, existing_tables, fetch_batch
 from pipeline.quality.suites import load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE, table_schema
 from tests.quality.conftest import WARBOSS, WAZDAKKA, break_copy
@@ -22,7 +22,7 @@ def broken_con(good_release: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return duckdb.connect(str(release / config.DUCKDB_FILENAME), read_only=True)
 
 
-def _batch(con: duckdb.DuckDBPyConnection, table: str):  # type: ignore[no-untyped-def]
+def _batch(con: duckdb.DuckDBPyConnection, table: str) -> Batch:
     return fetch_batch(con, SUITES[table], existing_tables(con))
 
 

@@ -72,6 +72,7 @@ EXPECTED_BREAKS = {
 }
 
 
+@pytest.mark.slow
 def test_good_store_passes_every_expectation(good_gate: dict[str, Any], good_release: Path) -> None:
     assert good_gate == {
         "passed": True,
@@ -88,6 +89,7 @@ def test_good_store_passes_every_expectation(good_gate: dict[str, Any], good_rel
     assert statuses["leaders"] == ("empty", 0)
 
 
+@pytest.mark.slow
 def test_good_store_data_docs(good_gate: dict[str, Any], good_release: Path) -> None:
     docs = good_release / "quality" / "docs"
     assert (docs / "index.html").is_file()
@@ -101,6 +103,7 @@ def test_good_store_data_docs(good_gate: dict[str, Any], good_release: Path) -> 
     assert sorted(p.name for p in (docs / "static").rglob("*.*")) == ["favicon.ico", "logo-long.png"]
 
 
+@pytest.mark.slow
 def test_broken_store_reports_exactly_the_breaks(broken_gate: tuple[str, Path]) -> None:
     _, release = broken_gate
     found = failures(summary(release))
@@ -111,6 +114,7 @@ def test_broken_store_reports_exactly_the_breaks(broken_gate: tuple[str, Path]) 
         assert outcome["unexpected_rows"][0] == first_row, key
 
 
+@pytest.mark.slow
 def test_broken_store_fails_with_one_clear_message(broken_gate: tuple[str, Path]) -> None:
     message, release = broken_gate
     assert message.startswith("7 critical quality gate(s) failed: keywords: ")
@@ -122,6 +126,7 @@ def test_broken_store_fails_with_one_clear_message(broken_gate: tuple[str, Path]
     assert not (release / "quality" / "docs").exists()
 
 
+@pytest.mark.slow
 def test_absent_tables_are_checked_as_empty(broken_gate: tuple[str, Path]) -> None:
     tables = summary(broken_gate[1])["tables"]
     for table in LEFT_OUT:

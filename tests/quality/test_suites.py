@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline import config
-from pipeline.quality.suites import SuiteFormatError, list_expectations, load_suite, load_suites
+from pipeline.quality.suites import SuiteFormatError, SuiteSpec, list_expectations, load_suite, load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE, TABLE_MODELS, table_schema
 from schemas.dice import DICE_PATTERN, parse_dice
 
@@ -22,7 +22,7 @@ def test_one_suite_per_published_table() -> None:
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.table)
-def test_contract_columns_exist_in_the_table_schema(suite) -> None:  # type: ignore[no-untyped-def]
+def test_contract_columns_exist_in_the_table_schema(suite: SuiteSpec) -> None:
     published = set(table_schema(MODEL_BY_TABLE[suite.table]))
     column_sets = [e.kwargs["column_set"] for e in suite.expectations if "column_set" in e.kwargs]
     assert len(column_sets) == 1
@@ -30,7 +30,7 @@ def test_contract_columns_exist_in_the_table_schema(suite) -> None:  # type: ign
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.table)
-def test_expectations_read_published_or_derived_columns(suite) -> None:  # type: ignore[no-untyped-def]
+def test_expectations_read_published_or_derived_columns(suite: SuiteSpec) -> None:
     known = set(table_schema(MODEL_BY_TABLE[suite.table])) | set(suite.derived_columns)
     for expectation in suite.expectations:
         columns = [expectation.kwargs.get("column"), *expectation.kwargs.get("column_list", [])]
@@ -40,7 +40,7 @@ def test_expectations_read_published_or_derived_columns(suite) -> None:  # type:
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.table)
-def test_every_derived_column_is_checked(suite) -> None:  # type: ignore[no-untyped-def]
+def test_every_derived_column_is_checked(suite: SuiteSpec) -> None:
     read = json.dumps([e.kwargs for e in suite.expectations])
     for name in suite.derived_columns:
         assert f'"{name}"' in read, name
@@ -63,7 +63,7 @@ def test_primary_keys_are_checked_for_uniqueness() -> None:
 
 
 def _dice_regex() -> str:
-    patterns = {
+    patterns: set[str] = {
         e.kwargs["regex"]
         for s in SUITES
         for e in s.expectations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.reconcile.weapons import weapon_clusters, weapon_labels
+from schemas.records import Record
 from tests.reconcile.builders import members, sheet, weapon
 
 
@@ -12,7 +13,7 @@ def _pairs(unit: str, bs_weapons: list[tuple[str, str]], page_weapons: list[tupl
     """Names clustered together (each pair of a BSData and a page-export weapon)."""
     bs = sheet("bsdata", "World Eaters", unit)
     page = sheet("page_export", "World Eaters", unit)
-    records = [bs, page]
+    records: list[Record] = [bs, page]
     records += [weapon(bs, name, kind) for name, kind in bs_weapons]
     records += [weapon(page, name, kind) for name, kind in page_weapons]
     clusters = weapon_clusters(members(*records))

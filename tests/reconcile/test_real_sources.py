@@ -22,6 +22,8 @@ from pipeline.reconcile.weapons import weapon_clusters
 from pipeline.sources.registry import read_inputs
 from schemas.records import Datasheet, ModelProfile, SourceConflict, Unit
 
+pytestmark = pytest.mark.slow
+
 PAGE = "page_export:003_39e7b05ac4966267.txt"
 WH_COST = "wahapedia_csv:Datasheets_models_cost.csv"
 WH_WARGEAR = "wahapedia_csv:Datasheets_wargear.csv"

@@ -257,12 +257,14 @@ def real(parser: BsdataParser, bsdata_dir: Path) -> list[Record]:
     return list(parser.parse(bsdata_dir))
 
 
+@pytest.mark.slow
 def test_real_accounting_holds_for_every_file(real: list[Record], bsdata_dir: Path) -> None:
     sources = of_type(real, Source)
     assert len(sources) == len(list(bsdata_dir.glob("*.cat"))) + len(list(bsdata_dir.glob("*.gst")))
     assert_accounting(real)
 
 
+@pytest.mark.slow
 def test_real_units_per_catalogue(real: list[Record]) -> None:
     """Root unit/model entries resolving to a Unit profile (counted by hand from the root entryLinks)."""
     counts = Counter(r.source_id for r in of_type(real, Datasheet))
@@ -279,6 +281,7 @@ def test_real_units_per_catalogue(real: list[Record]) -> None:
     }
 
 
+@pytest.mark.slow
 def test_lord_invocatus(real: list[Record]) -> None:
     invocatus = datasheet(real, WE, "Lord Invocatus")  # Chaos - World Eaters.cat line 2628
     assert (invocatus.faction, invocatus.role) == ("World Eaters", "Epic Hero")
@@ -299,6 +302,7 @@ def test_lord_invocatus(real: list[Record]) -> None:
     assert points(real, invocatus) == [(1, 110)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("source_id", "unit", "model_name", "statline", "invuln"),
     [
@@ -340,6 +344,7 @@ def test_real_statlines(
     assert (profile.invuln, profile.invuln_condition) == (invuln or (None, None))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("source_id", "unit", "name", "expected"),
     [
@@ -384,6 +389,7 @@ def test_real_weapons(real: list[Record], source_id: str, unit: str, name: str, 
     assert (*values, found.damage.text, found.abilities) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("source_id", "unit", "expected"),
     [
@@ -399,6 +405,7 @@ def test_real_points(real: list[Record], source_id: str, unit: str, expected: li
     assert points(real, datasheet(real, source_id, unit)) == expected
 
 
+@pytest.mark.slow
 def test_real_cross_catalogue_links_resolve(real: list[Record], bsdata_dir: Path) -> None:
     """Units listed by a faction catalogue but defined in a library catalogue it links."""
     library = (bsdata_dir / "Library - Tyranids.cat").read_text(encoding="utf-8")
@@ -411,6 +418,7 @@ def test_real_cross_catalogue_links_resolve(real: list[Record], bsdata_dir: Path
     assert len(of_type(real, ModelProfile, AM)) >= 137
 
 
+@pytest.mark.slow
 def test_real_unresolved_links_are_reported(real: list[Record], parser: BsdataParser) -> None:
     missing = {sid: stats.missing_catalogues for sid, stats in parser.stats.items() if stats.missing_catalogues}
     assert missing == {
@@ -434,6 +442,7 @@ def test_real_unresolved_links_are_reported(real: list[Record], parser: BsdataPa
     assert sum(r.startswith("unresolved link") for r in reasons(real, AM)) == 3
 
 
+@pytest.mark.slow
 def test_real_keys_are_unique(real: list[Record]) -> None:
     seen: Counter[tuple[object, ...]] = Counter()
     for record in real:

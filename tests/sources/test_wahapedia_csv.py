@@ -70,6 +70,7 @@ def broken() -> Export:
 # -- row accounting --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file_name", config.WAHAPEDIA_FILES)
 def test_every_row_of_every_table_is_curated_or_quarantined(export: Export, file_name: str) -> None:
     source = export.sources[f"wahapedia_csv:{file_name}"]
@@ -82,6 +83,7 @@ def test_every_row_of_every_table_is_curated_or_quarantined(export: Export, file
     assert source.source_date == "2025-07-09"
 
 
+@pytest.mark.slow
 def test_record_counts_match_the_curated_rows(export: Export) -> None:
     counts = Counter(type(r).__name__ for r in export.records)
     curated = {s.source_id.split(":")[1]: s.rows_curated for s in export.of(Source)}
@@ -93,6 +95,7 @@ def test_record_counts_match_the_curated_rows(export: Export) -> None:
     assert counts["DatasheetStratagem"] == curated["Datasheets_stratagems.csv"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("file_name", "reason", "count"),
     [
@@ -110,6 +113,7 @@ def test_quarantine_reasons_are_short_and_groupable(export: Export, file_name: s
     assert sum(1 for q in export.quarantine if q.table == file_name and q.reason == reason) == count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
@@ -128,6 +132,7 @@ def test_weapon_rows_outside_the_contract_are_quarantined_with_their_raw_line(
 # -- Lord Invocatus (the issue's acceptance check) ------------------------------------------
 
 
+@pytest.mark.slow
 def test_lord_invocatus(export: Export) -> None:
     profile = export.profiles["wh:000002623:1"]
     assert (profile.name, profile.toughness, profile.save, profile.invuln, profile.wounds) == (
@@ -151,6 +156,7 @@ def test_lord_invocatus(export: Export) -> None:
 # -- statlines -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("profile_id", "expected"),
     [
@@ -183,6 +189,7 @@ def test_model_profiles(export: Export, profile_id: str, expected: dict[str, Any
     assert {k: getattr(profile, k) for k in expected} == expected
 
 
+@pytest.mark.slow
 def test_titan_sized_values_are_curated(export: Export) -> None:
     """Warlord Titan OC 30 and quake cannons 280"/480" are real rows, inside the contract's bounds."""
     titan = next(p for p in export.of(ModelProfile) if p.line == 547)
@@ -191,6 +198,7 @@ def test_titan_sized_values_are_curated(export: Export) -> None:
     assert {280, 480} <= ranges
 
 
+@pytest.mark.slow
 def test_keywords_per_model(export: Export) -> None:
     ghazghkull, makari = export.profiles["wh:000000008:1"], export.profiles["wh:000000008:2"]
     assert {"ORKS", "WARBOSS", "GHAZGHKULL THRAKA", "EPIC HERO", "INFANTRY"} <= set(ghazghkull.keywords)
@@ -201,11 +209,13 @@ def test_keywords_per_model(export: Export) -> None:
     assert "FLY" in flock.keywords  # keyword row scoped to "RAZORWING FLOCKS" (plural)
 
 
+@pytest.mark.slow
 def test_keyword_records_keep_their_model_scope(export: Export) -> None:
     scoped = [k for k in export.on(Keyword, "wh:000000008") if k.model]
     assert {(k.keyword, k.model) for k in scoped} >= {("WARBOSS", "GHAZGHKULL THRAKA")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("profile_id", "fnp", "source"),
     [
@@ -221,6 +231,7 @@ def test_fnp_is_derived_from_feel_no_pain_abilities(
     assert (profile.fnp, profile.fnp_source) == (fnp, source)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("profile_id", "ability"),
     [
@@ -236,6 +247,7 @@ def test_damage_reduction_is_derived_with_its_source_text(export: Export, profil
     assert profile.damage_reduction_source.startswith(f"{ability}: Each time an attack is allocated")
 
 
+@pytest.mark.slow
 def test_conditional_damage_reduction_is_not_derived(export: Export) -> None:
     # "Urban Warfare" (only with the Benefit of Cover) on 000002741; halving (C'tan Shard, 000000541)
     assert export.profiles["wh:000002741:1"].damage_reduction is None
@@ -245,6 +257,7 @@ def test_conditional_damage_reduction_is_not_derived(export: Export) -> None:
 # -- weapons ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("weapon_id", "expected"),
     [
@@ -284,6 +297,7 @@ def test_weapons(export: Export, weapon_id: str, expected: dict[str, Any]) -> No
     } == expected
 
 
+@pytest.mark.slow
 def test_typed_abilities(export: Export) -> None:
     kombi = export.weapons["wh:000000001:ranged:kombi-weapon"].typed_abilities
     assert Anti(keyword="INFANTRY", threshold=4, raw="anti-infantry 4+") in kombi
@@ -295,6 +309,7 @@ def test_typed_abilities(export: Export) -> None:
     assert [a.raw for a in stikka if isinstance(a, Other)] == ["snagged"]
 
 
+@pytest.mark.slow
 def test_same_name_profiles_get_distinct_stable_ids(export: Export) -> None:
     hand = [w for w in export.on(Weapon, "wh:000000138") if w.name == "Hand of Dominion"]
     assert sorted(w.weapon_id for w in hand) == [
@@ -303,6 +318,7 @@ def test_same_name_profiles_get_distinct_stable_ids(export: Export) -> None:
     assert len(export.weapons) == len(export.of(Weapon))
 
 
+@pytest.mark.slow
 def test_ids_are_stable_between_runs(wahapedia_dir: Path, export: Export) -> None:
     again = [r.weapon_id for r in parse(wahapedia_dir) if isinstance(r, Weapon)]
     assert again == [w.weapon_id for w in export.of(Weapon)]
@@ -311,6 +327,7 @@ def test_ids_are_stable_between_runs(wahapedia_dir: Path, export: Export) -> Non
 # -- abilities, stratagems -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("datasheet_id", "name", "kind", "parameter"),
     [
@@ -327,12 +344,14 @@ def test_abilities(export: Export, datasheet_id: str, name: str, kind: str, para
     assert found[0].text
 
 
+@pytest.mark.slow
 def test_no_untranslated_ability_kind_survives(export: Export) -> None:
     kinds = {a.kind for a in export.of(Ability)}
     assert kinds == {"core", "faction", "datasheet", "wargear", "wargear_profile", "special", "fortification",
                      "primarch", "untitled"}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_ability_text_is_plain_with_keywords_upper_cased(export: Export) -> None:
     runtherd = next(a for a in export.on(Ability, "wh:000000017") if a.name == "Runtherd")
     assert runtherd.text == (
@@ -343,6 +362,7 @@ def test_ability_text_is_plain_with_keywords_upper_cased(export: Export) -> None
     assert note.text == "If this unit is in your army, its Ghazghkull Thraka model must be your Warlord."
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stratagem_id", "expected"),
     [
@@ -367,6 +387,7 @@ def test_stratagem_sections(export: Export, stratagem_id: str, expected: dict[st
     assert stratagem.effect
 
 
+@pytest.mark.slow
 def test_restrictions_are_split_out(export: Export) -> None:
     with_restrictions = [s for s in export.of(Stratagem) if s.restrictions]
     assert len(with_restrictions) == 120
@@ -459,6 +480,7 @@ def test_shared_ability_html_is_cleaned(broken: Export) -> None:
     assert "script" not in (fnp.text or "") and "alert" not in (fnp.text or "")
 
 
+@pytest.mark.slow
 def test_every_record_knows_its_file_and_line(export: Export) -> None:
     missing = [r for r in export.records if not isinstance(r, Source) and (r.source_id is None or r.line is None)]
     assert missing == []
