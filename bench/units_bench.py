@@ -40,7 +40,7 @@ def plain_pair(engine: UnitEngine, side: AttackSide, target: TargetUnit) -> list
     layout = one_line_layout(target.groups, target.leader, target.total_wounds + 1)
     groups = target.all_groups
     state = {0: 1.0}
-    pending: list[tuple[Any, list[float]]] = []
+    pending: list[tuple[list[Any], Any]] = []
     for (weapon, _), counts in zip(job.steps, job.counts, strict=True):
         losses = [engine.losses(weapon, g, side.phase) for g in groups]
         normal = counts.sum(axis=1).tolist()

@@ -19,6 +19,7 @@ ABILITIES = [
     "indirect fire", "hazardous", "sustained hits 1", "sustained hits d3", "rapid fire 1", "melta 2",
     "melta d3", "anti-infantry 4+", "anti-vehicle 2+", "assault",
 ]  # fmt: skip
+TWIN_LINKED_DEVASTATING = {"twin-linked", "devastating wounds"}
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 weapon_specs = st.fixed_dictionaries({
@@ -75,7 +76,22 @@ def test_more_strength_never_lowers_wounds(w: dict[str, Any], t: dict[str, Any],
     weapons = [_weapon(w, f"s{s:02d}", strength=s) for s in range(1, 25)]
     matrix = run(weapons, [target(**t)], [scenario])
     assert _non_decreasing(_by_weapon(matrix, "wounds"))
-    assert _non_decreasing(_by_weapon(matrix, "damage"))
+    if not set(w["abilities"]) >= TWIN_LINKED_DEVASTATING:
+        assert _non_decreasing(_by_weapon(matrix, "damage"))
+
+
+def test_twin_linked_devastating_wounds_can_do_more_damage_at_lower_strength() -> None:
+    """Why the invariant above exempts this pair: Twin-linked re-rolls only FAILED wound rolls, so a
+    weaker weapon re-rolls more dice and scores more Critical Wounds; against a 2+ save those
+    mortal wounds outweigh its fewer normal wounds (S1 vs T1: crits 1/6 + 3/6 x 1/6 = 9/36 per hit;
+    S2: 1/6 + 1/6 x 1/6 = 7/36)."""
+    spec = {"kind": "ranged", "attacks": "6", "skill": 2, "strength": 1, "ap": 0, "damage": "3",
+            "abilities": ["twin-linked", "devastating wounds"]}  # fmt: skip
+    weapons = [_weapon(spec, "s1", strength=1), _weapon(spec, "s2", strength=2)]
+    matrix = run(weapons, [target(toughness=1, save=2, wounds=10)], ["default"])
+    weak, strong = _by_weapon(matrix, "damage")
+    assert _by_weapon(matrix, "wounds")[0] < _by_weapon(matrix, "wounds")[1]
+    assert weak > strong
 
 
 @SETTINGS

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ def archive(bsdata_dir: Path) -> bytes:
     return tar_gz(repo_members(bsdata_dir))
 
 
-def _fetch(site: Loopback, into: Path, ref: str = "main", **limits: float) -> BsdataReport:
+def _fetch(site: Loopback, into: Path, ref: str = "main", **limits: Any) -> BsdataReport:
     return fetch_bsdata(into, ref=ref, base_url=site.url(ARCHIVES), limits=replace(FAST, **limits))
 
 

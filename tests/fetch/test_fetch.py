@@ -354,7 +354,7 @@ def test_retry_after_is_honoured_below_the_cap(site: Loopback, wahapedia_dir: Pa
 
 def test_a_wait_that_would_pass_the_deadline_gives_up_at_once(site: Loopback, tmp_path: Path) -> None:
     site.serve("/w/Source.csv", Reply(503, b"busy", {"Retry-After": "20"}))
-    report = fetch_wahapedia(site.url("/w/"), tmp_path, files=["Source.csv"], **{**FAST, "deadline": 5.0})
+    report = fetch_wahapedia(site.url("/w/"), tmp_path, files=["Source.csv"], deadline=5.0, **FAST)
     assert report.failed == {"Source.csv": "HTTP 503: the next attempt (in 20.0 s) would pass the 5 s deadline"}
     assert len(site.hits("/w/Source.csv")) == 1
 

@@ -84,7 +84,8 @@ class Battle:
     def _pick(self, leader: bool) -> Model | None:
         alive = [m for m in self.models if m.wounds_left > 0 and m.leader == leader]
         wounded = [m for m in alive if m.wounds_left < m.profile.wounds]
-        return (wounded or alive or [None])[0]
+        candidates = wounded or alive
+        return candidates[0] if candidates else None
 
     def allocate(self, precision: bool) -> Model | None:
         if precision and self.target.leader:

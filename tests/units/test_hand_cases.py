@@ -5,13 +5,19 @@ Each expected value is written out as the arithmetic a player would do.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from pipeline.units import AttackEntry, AttackSide, Phase, TargetUnit
 from tests.units.builders import dist, group, one, side, weapon
 
-APPROX = {"rel": 1e-9, "abs": 1e-12}
+
+def approx(expected: object) -> Any:
+    """Exact up to float rounding."""
+    return pytest.approx(expected, rel=1e-9, abs=1e-12)
+
 
 MEQ_PAIR = TargetUnit((group(2, wounds=2, save=3, toughness=4),))
 
@@ -29,13 +35,13 @@ MEQ_PAIR = TargetUnit((group(2, wounds=2, save=3, toughness=4),))
 def test_worked_check(attacks: int, expected: list[float]) -> None:
     # BS3+ S4 vs T4 AP-1 D2 against 2 models W2 Sv3+
     bolt = weapon(attacks=str(attacks), skill=3, strength="4", ap=-1, damage="2")
-    assert dist(side((1, bolt)), MEQ_PAIR) == pytest.approx(expected, **APPROX)
+    assert dist(side((1, bolt)), MEQ_PAIR) == approx(expected)
 
 
 def test_worked_check_uses_add_like_attacks() -> None:
     # Two models with one attack each are the same two attacks.
     bolt = weapon(attacks="1", skill=3, strength="4", ap=-1, damage="2")
-    assert dist(side((2, bolt)), MEQ_PAIR) == pytest.approx([25 / 36, 10 / 36, 1 / 36], **APPROX)
+    assert dist(side((2, bolt)), MEQ_PAIR) == approx([25 / 36, 10 / 36, 1 / 36])
 
 
 @pytest.mark.parametrize(
@@ -46,12 +52,12 @@ def test_worked_check_uses_add_like_attacks() -> None:
         ({"sustained_hits": "1"}, (10 * 4 / 6 + 10 / 6) * 3 / 6 * 2 / 6),  # 1.3889
     ],
 )
-def test_per_weapon_worked_checks_on_a_unit_too_big_to_wipe(abilities: dict[str, object], expected: float) -> None:
+def test_per_weapon_worked_checks_on_a_unit_too_big_to_wipe(abilities: dict[str, Any], expected: float) -> None:
     # 10 attacks BS3+ S4 AP0 D1 into 40 W1 Sv3+ models: no carry-over, no wipe: slain = unsaved wounds.
     gun = weapon(attacks="10", **abilities)
     result = one(side((1, gun)), TargetUnit((group(40, wounds=1, save=3),)))
-    assert result.expected_slain[0] == pytest.approx(expected, **APPROX)
-    assert result.wounds_lost[0] == pytest.approx(expected, **APPROX)
+    assert result.expected_slain[0] == approx(expected)
+    assert result.wounds_lost[0] == approx(expected)
 
 
 # --- damage modifiers ------------------------------------------------------------------------------------------
@@ -63,11 +69,11 @@ def test_halve_damage_lascannon() -> None:
     lascannon = weapon(attacks="1", skill=3, strength="12", ap=-3, damage="D6+1")
     avatar = TargetUnit((group(1, wounds=3, save=2, toughness=10, halve_damage=True),))
     result = one(side((1, lascannon)), avatar)
-    assert result.slain_dist[0] == pytest.approx([1 - 4 / 27, 4 / 27], **APPROX)
+    assert result.slain_dist[0] == approx([1 - 4 / 27, 4 / 27])
     # wounds lost: P(unsaved) x E[min(halved, 3)] = 64/216 x (1 + 2 + 2 + 3 + 3 + 3)/6
-    assert result.wounds_lost[0] == pytest.approx(64 / 216 * 14 / 6, **APPROX)
+    assert result.wounds_lost[0] == approx(64 / 216 * 14 / 6)
     plain = TargetUnit((group(1, wounds=3, save=2, toughness=10),))
-    assert dist(side((1, lascannon)), plain)[1] == pytest.approx(64 / 216 * 5 / 6, **APPROX)  # D6+1 >= 3: 5/6
+    assert dist(side((1, lascannon)), plain)[1] == approx(64 / 216 * 5 / 6)  # D6+1 >= 3: 5/6
 
 
 def test_damage_order_halve_then_melta_then_reduction() -> None:
@@ -75,7 +81,7 @@ def test_damage_order_halve_then_melta_then_reduction() -> None:
     # no save: a W3 model dies on 3+ (4/6): 5/6 x 4/6.
     melta = weapon(attacks="1", skill=None, torrent=True, strength="8", ap=-4, damage="D6", melta="2")
     model = TargetUnit((group(1, wounds=3, save=7, toughness=4, halve_damage=True, damage_reduction=1),))
-    assert dist(side((1, melta)), model, "half_range")[1] == pytest.approx(5 / 6 * 4 / 6, **APPROX)
+    assert dist(side((1, melta)), model, "half_range")[1] == approx(5 / 6 * 4 / 6)
     # without half range no Melta: 1,1,2,2,3,3 -> -1 (min 1): 1,1,1,1,2,2: never 3
     assert dist(side((1, melta)), model)[1] == pytest.approx(0.0, abs=1e-15)
 
@@ -85,7 +91,7 @@ def test_feel_no_pain_per_point_before_the_cap() -> None:
     # ignored (1/3 x 1/3): 5/6 x 8/9.
     gun = weapon(attacks="1", skill=None, torrent=True, strength="8", ap=0, damage="2")
     model = TargetUnit((group(1, wounds=1, save=7, fnp=5),))
-    assert dist(side((1, gun)), model)[1] == pytest.approx(5 / 6 * 8 / 9, **APPROX)
+    assert dist(side((1, gun)), model)[1] == approx(5 / 6 * 8 / 9)
 
 
 # --- saves -------------------------------------------------------------------------------------------------------
@@ -97,7 +103,7 @@ def test_melee_invulnerable_save_better_than_ranged(ranged: bool, fails: float) 
     # BS/WS3+ (4/6), S4 vs T3 wounds on 3+ (4/6), D1 into one W1 model.
     blade = weapon(attacks="1", skill=3, strength="4", ap=-3, damage="1", ranged=ranged)
     banshee = TargetUnit((group(1, wounds=1, save=6, toughness=3, invuln_ranged=5, invuln_melee=4),))
-    assert dist(side((1, blade)), banshee)[1] == pytest.approx(4 / 6 * 4 / 6 * fails, **APPROX)
+    assert dist(side((1, blade)), banshee)[1] == approx(4 / 6 * 4 / 6 * fails)
 
 
 def test_cover_adds_one_except_sv3_against_ap0() -> None:
@@ -105,7 +111,7 @@ def test_cover_adds_one_except_sv3_against_ap0() -> None:
     gun = weapon(attacks="1")
     for save, fails in ((4, 2 / 6), (3, 2 / 6), (5, 3 / 6)):
         model = TargetUnit((group(1, wounds=1, save=save),))
-        assert dist(side((1, gun)), model, "cover")[1] == pytest.approx(4 / 6 * 3 / 6 * fails, **APPROX)
+        assert dist(side((1, gun)), model, "cover")[1] == approx(4 / 6 * 3 / 6 * fails)
 
 
 # --- random characteristics and Blast ---------------------------------------------------------------------------
@@ -115,7 +121,7 @@ def test_dice_strength_averages_the_wound_roll() -> None:
     # Torrent, S 2D6 vs T4, no save, one W1 model. Wound on 2+ for S>=8, 3+ for 5..7, 4+ for 4, 5+ for 3,
     # 6+ for 2: (1x1 + 2x2 + 3x3 + (4+5+6)x4 + (5+4+3+2+1)x5) / 216 = 149/216.
     zzap = weapon(attacks="1", skill=None, torrent=True, strength="2D6", ap=-6, damage="1")
-    assert dist(side((1, zzap)), TargetUnit((group(1, wounds=1, save=7),)))[1] == pytest.approx(149 / 216, **APPROX)
+    assert dist(side((1, zzap)), TargetUnit((group(1, wounds=1, save=7),)))[1] == approx(149 / 216)
 
 
 @pytest.mark.parametrize(("size", "attacks"), [(4, 1), (5, 2), (9, 2), (10, 3), (19, 4), (20, 5)])
@@ -123,13 +129,13 @@ def test_blast_counts_the_real_target_size(size: int, attacks: int) -> None:
     # A1 Blast + size // 5 attacks; BS2+ (5/6), S4 vs T1 (2+: 5/6), no save, D1, W1: never wiped.
     frag = weapon(attacks="1", skill=2, strength="4", ap=0, damage="1", blast=True)
     target = TargetUnit((group(size, wounds=1, save=7, toughness=1),))
-    assert one(side((1, frag)), target).expected_slain[0] == pytest.approx(attacks * 25 / 36, **APPROX)
+    assert one(side((1, frag)), target).expected_slain[0] == approx(attacks * 25 / 36)
 
 
 def test_blast_counts_the_attached_leader_too() -> None:
     frag = weapon(attacks="1", skill=2, strength="4", ap=0, damage="1", blast=True)
     target = TargetUnit((group(4, wounds=1, save=7, toughness=1),), leader=(group(1, wounds=1, save=7),))
-    assert one(side((1, frag)), target).expected_slain[0] == pytest.approx(2 * 25 / 36, **APPROX)
+    assert one(side((1, frag)), target).expected_slain[0] == approx(2 * 25 / 36)
 
 
 # --- allocation: Leaders, Precision, order ------------------------------------------------------------------------
@@ -144,15 +150,15 @@ def test_precision_picks_the_attached_leader(precision: bool, points: float) -> 
     # Torrent S8 vs T4 (5/6), no save, D1: one model dies with 5/6 - the Leader (100 pts) only with Precision.
     sniper = weapon(attacks="1", skill=None, torrent=True, strength="8", ap=0, damage="1", precision=precision)
     result = one(side((1, sniper)), BODYGUARD_AND_LEADER)
-    assert result.slain_dist[0] == pytest.approx([1 / 6, 5 / 6, 0, 0, 0, 0, 0], **APPROX)
-    assert result.points_destroyed[0] == pytest.approx(5 / 6 * points, **APPROX)
+    assert result.slain_dist[0] == approx([1 / 6, 5 / 6, 0, 0, 0, 0, 0])
+    assert result.points_destroyed[0] == approx(5 / 6 * points)
 
 
 def test_precision_needs_an_attached_unit() -> None:
     # A CHARACTER model inside a unit (no Leader attached) is allocated last, Precision or not.
     sniper = weapon(attacks="1", skill=None, torrent=True, strength="8", ap=0, damage="1", precision=True)
     squad = TargetUnit((group(5, wounds=1, save=7, points=10.0), group(1, wounds=1, save=7, points=100.0)))
-    assert one(side((1, sniper)), squad).points_destroyed[0] == pytest.approx(5 / 6 * 10.0, **APPROX)
+    assert one(side((1, sniper)), squad).points_destroyed[0] == approx(5 / 6 * 10.0)
 
 
 def test_leader_takes_wounds_only_after_the_bodyguard() -> None:
@@ -161,17 +167,17 @@ def test_leader_takes_wounds_only_after_the_bodyguard() -> None:
     gun = weapon(attacks="3", skill=None, torrent=True, strength="8", ap=0, damage="1")
     target = TargetUnit((group(2, wounds=1, save=7, points=1.0),), leader=(group(1, wounds=1, save=7, points=50.0),))
     result = one(side((1, gun)), target)
-    assert result.p_wipe[0] == pytest.approx((5 / 6) ** 3, **APPROX)
+    assert result.p_wipe[0] == approx((5 / 6) ** 3)
     # wounds ~ Binomial(3, 5/6): 1 -> 1 point (15/216), 2 -> 2 points (75/216), 3 -> 2 + 50 points (125/216)
     expected_points = (15 * 1 + 75 * 2 + 125 * 52) / 216
-    assert result.points_destroyed[0] == pytest.approx(expected_points, **APPROX)
+    assert result.points_destroyed[0] == approx(expected_points)
 
 
 def test_wound_roll_uses_the_bodyguard_toughness() -> None:
     # S4 vs a T4 bodyguard wounds on 4+ even with a T6 leader; 1 shot BS3+, no save, one W1 bodyguard.
     gun = weapon(attacks="1", skill=3, strength="4", ap=0, damage="1")
     target = TargetUnit((group(1, wounds=1, save=7, toughness=4),), leader=(group(1, wounds=5, toughness=6),))
-    assert dist(side((1, gun)), target)[1] == pytest.approx(4 / 6 * 3 / 6, **APPROX)
+    assert dist(side((1, gun)), target)[1] == approx(4 / 6 * 3 / 6)
 
 
 def test_mixed_unit_toughness_is_the_majority() -> None:
@@ -179,8 +185,8 @@ def test_mixed_unit_toughness_is_the_majority() -> None:
     gun = weapon(attacks="1", skill=3, strength="4", ap=0, damage="1")
     majority = TargetUnit((group(3, wounds=1, save=7, toughness=3), group(2, wounds=1, save=7, toughness=5)))
     tie = TargetUnit((group(1, wounds=1, save=7, toughness=3), group(1, wounds=1, save=7, toughness=5)))
-    assert dist(side((1, gun)), majority)[1] == pytest.approx(4 / 6 * 4 / 6, **APPROX)
-    assert dist(side((1, gun)), tie)[1] == pytest.approx(4 / 6 * 2 / 6, **APPROX)
+    assert dist(side((1, gun)), majority)[1] == approx(4 / 6 * 4 / 6)
+    assert dist(side((1, gun)), tie)[1] == approx(4 / 6 * 2 / 6)
 
 
 def test_damage_carries_over_between_weapons_and_excess_is_lost() -> None:
@@ -189,8 +195,8 @@ def test_damage_carries_over_between_weapons_and_excess_is_lost() -> None:
     heavy = weapon("a", attacks="1", skill=None, torrent=True, strength="8", ap=-6, damage="2")
     other = weapon("b", attacks="1", skill=None, torrent=True, strength="8", ap=-5, damage="2")
     result = one(side((1, heavy), (1, other)), TargetUnit((group(2, wounds=3, save=7),)))
-    assert result.slain_dist[0] == pytest.approx([1 - 25 / 36, 25 / 36, 0.0], **APPROX)
-    assert result.wounds_lost[0] == pytest.approx(25 / 36 * 3 + 2 * 5 / 6 * 1 / 6 * 2, **APPROX)
+    assert result.slain_dist[0] == approx([1 - 25 / 36, 25 / 36, 0.0])
+    assert result.wounds_lost[0] == approx(25 / 36 * 3 + 2 * 5 / 6 * 1 / 6 * 2)
 
 
 # --- Devastating Wounds ----------------------------------------------------------------------------------------
@@ -207,8 +213,8 @@ def test_devastating_wounds_wait_for_every_other_attack() -> None:
     plain = weapon("b", attacks="1", skill=None, torrent=True, strength="8", ap=-6, damage="1")
     target = TargetUnit((group(2, wounds=2, save=2, keywords=frozenset({"INFANTRY"})),))
     result = one(side((1, dev), (1, plain)), target)
-    assert result.wounds_lost[0] == pytest.approx(65 / 36, **APPROX)
-    assert result.slain_dist[0] == pytest.approx([1 / 6, 5 / 6, 0.0], **APPROX)
+    assert result.wounds_lost[0] == approx(65 / 36)
+    assert result.slain_dist[0] == approx([1 / 6, 5 / 6, 0.0])
 
 
 def test_devastating_mortals_beyond_the_model_are_lost() -> None:
@@ -216,7 +222,7 @@ def test_devastating_mortals_beyond_the_model_are_lost() -> None:
     dev = weapon(attacks="1", skill=None, torrent=True, strength="8", ap=0, damage="3",
                  devastating_wounds=True, anti=(("INFANTRY", 2),))  # fmt: skip
     target = TargetUnit((group(2, wounds=1, save=2, keywords=frozenset({"INFANTRY"})),))
-    assert dist(side((1, dev)), target) == pytest.approx([1 / 6, 5 / 6, 0.0], **APPROX)
+    assert dist(side((1, dev)), target) == approx([1 / 6, 5 / 6, 0.0])
 
 
 def test_lethal_hits_never_trigger_devastating_wounds() -> None:
@@ -225,7 +231,7 @@ def test_lethal_hits_never_trigger_devastating_wounds() -> None:
     gun = weapon(attacks="1", skill=3, strength="4", ap=0, damage="1", lethal_hits=True, devastating_wounds=True)
     model = TargetUnit((group(1, wounds=1, save=2),))
     expected = 1 / 6 * 1 / 6 + 3 / 6 * (1 / 6 + 2 / 6 * 1 / 6)
-    assert dist(side((1, gun)), model)[1] == pytest.approx(expected, **APPROX)
+    assert dist(side((1, gun)), model)[1] == approx(expected)
 
 
 # --- entries, phases, outputs ------------------------------------------------------------------------------------
@@ -237,9 +243,7 @@ def test_fight_phase_uses_the_best_melee_weapon_against_the_target() -> None:
     claws = weapon("claws", attacks="3", skill=3, strength="4", ap=0, damage="1", ranged=False)
     chooser = AttackSide((AttackEntry(1, (claws, sword)),), Phase.FIGHT)
     target = TargetUnit((group(10, wounds=2, save=2),))
-    assert one(chooser, target).expected_slain[0] == pytest.approx(
-        one(side((1, sword)), target).expected_slain[0], **APPROX
-    )
+    assert one(chooser, target).expected_slain[0] == pytest.approx(one(side((1, sword)), target).expected_slain[0])
 
 
 def test_weapons_of_the_other_phase_do_not_attack() -> None:
@@ -247,7 +251,7 @@ def test_weapons_of_the_other_phase_do_not_attack() -> None:
     knife = weapon("k", attacks="1", ranged=False)
     target = TargetUnit((group(1, wounds=1, save=7),))
     assert dist(AttackSide((AttackEntry(1, (pistol,)), AttackEntry(1, (knife,))), Phase.FIGHT), target)[1] == (
-        pytest.approx(4 / 6 * 3 / 6, **APPROX)
+        approx(4 / 6 * 3 / 6)
     )
 
 
@@ -256,12 +260,12 @@ def test_summary_numbers() -> None:
     bolt = weapon(attacks="2", skill=3, strength="4", ap=-1, damage="2")
     target = TargetUnit((group(2, wounds=2, save=3, points=20.0),))
     r = one(side((1, bolt), points=80.0), target)
-    assert r.expected_slain[0] == pytest.approx(12 / 36, **APPROX)
-    assert r.p_any[0] == pytest.approx(11 / 36, **APPROX)
-    assert r.p_wipe[0] == pytest.approx(1 / 36, **APPROX)
+    assert r.expected_slain[0] == approx(12 / 36)
+    assert r.p_any[0] == approx(11 / 36)
+    assert r.p_wipe[0] == approx(1 / 36)
     assert (r.slain_p10[0], r.slain_p50[0], r.slain_p90[0]) == (0, 0, 1)
     # wounds: 4/6 x 3/6 x 3/6 = 1/6 per attack lands 2 wounds: 2 x 2 x 1/6 = 2/3 (never capped here)
-    assert r.wounds_lost[0] == pytest.approx(2 / 3, **APPROX)
-    assert r.points_destroyed[0] == pytest.approx(12 / 36 * 20, **APPROX)
-    assert r.points_destroyed_per_100[0] == pytest.approx(12 / 36 * 20 * 100 / 80, **APPROX)
+    assert r.wounds_lost[0] == approx(2 / 3)
+    assert r.points_destroyed[0] == approx(12 / 36 * 20)
+    assert r.points_destroyed_per_100[0] == approx(12 / 36 * 20 * 100 / 80)
     assert np.isnan(one(side((1, bolt)), target).points_destroyed_per_100[0])
