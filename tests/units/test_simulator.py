@@ -88,6 +88,8 @@ CASES: dict[str, tuple[TargetUnit, list[tuple[Weapon, int]], str]] = {
     ),
 }
 
+pytestmark = pytest.mark.slow  # 4 cases x 100k Monte Carlo trials: about a minute
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_engine_matches_simulation(name: str) -> None:
