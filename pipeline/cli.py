@@ -203,7 +203,8 @@ def sql(
     ] = config.SQL_MEMORY_LIMIT,
 ) -> None:
     """Run a read-only SQL query on a published release, sandboxed (see README)."""
-    from pipeline.publish.query import SqlLimits, run_query
+    from pipeline.publish.query import run_query
+    from pipeline.publish.sql_limits import SqlLimits
 
     columns, rows = run_query(query, release, SqlLimits(timeout=timeout, memory=memory))
     if as_json:

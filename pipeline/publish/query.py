@@ -2,20 +2,13 @@
 
 The sandbox is DuckDB's own configuration, locked before any query runs: no file
 access outside the DuckDB file (so no COPY/EXPORT/ATTACH/read_csv/glob, and no spill
-files), no extension install or load, no configuration change, a memory limit, and
-a statement time limit enforced here (`con.interrupt()`). The statement-type check
-only turns the obvious writes away with a friendlier message.
+files), no extension install or load, no configuration change; `sql_limits` adds the
+time and memory limits. The statement-type check only turns the obvious writes away
+with a friendlier message.
 """
 
 from __future__ import annotations
 
-import re
-import sys
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,28 +17,10 @@ import duckdb
 from pipeline import config
 from pipeline.errors import PipelineError
 from pipeline.publish.release import resolve_release
-
-CONTEXT = "dataslate sql"
-
-#: A memory limit as DuckDB reads it, but always a positive size with a unit (no "-1", no percentage).
-MEMORY_LIMIT = re.compile(r"(?P<number>\d+(\.\d+)?)\s*(?P<unit>[KMGT]i?B)", re.IGNORECASE)
-UNIT_BYTES = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "KI": 2**10, "MI": 2**20, "GI": 2**30, "TI": 2**40}
+from pipeline.publish.sql_limits import CONTEXT, Deadline, SqlLimits, deadline, memory_ceiling, row_bytes
 
 #: Rows fetched from DuckDB at a time; the time and memory limits are checked between batches.
 FETCH_BATCH_ROWS = 1024
-
-
-@dataclass(frozen=True)
-class SqlLimits:
-    timeout: float = config.SQL_TIMEOUT_SECONDS
-    memory: str = config.SQL_MEMORY_LIMIT
-    threads: int = config.SQL_THREADS
-
-    def memory_bytes(self) -> int:
-        match = MEMORY_LIMIT.fullmatch(self.memory.strip())
-        if match is None or float(match["number"]) <= 0:
-            raise PipelineError(f"memory limit {self.memory!r} is not a size such as 512MB or 2GB", context=CONTEXT)
-        return int(float(match["number"]) * UNIT_BYTES[match["unit"].upper().removesuffix("B")])
 
 
 def _startup_config(limits: SqlLimits) -> dict[str, str | bool | int | float | list[str]]:
@@ -123,46 +98,8 @@ def refuse_writes(con: duckdb.DuckDBPyConnection, query: str) -> None:
             raise PipelineError(f"the published dataset is read-only: {kind} statements are refused", context=CONTEXT)
 
 
-class _Deadline:
-    """Interrupts the connection's running statement once `seconds` have passed."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float) -> None:
-        self.seconds = seconds
-        self.end = time.monotonic() + seconds
-        self.timer = threading.Timer(seconds, con.interrupt)
-        self.timer.daemon = True
-
-    @property
-    def passed(self) -> bool:
-        return time.monotonic() >= self.end
-
-    def check(self) -> None:
-        if self.passed:
-            raise PipelineError(
-                f"the query was stopped at the time limit ({self.seconds:g}s, --timeout)", context=CONTEXT
-            )
-
-
-@contextmanager
-def deadline(con: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[_Deadline]:
-    limit = _Deadline(con, seconds)
-    limit.timer.start()
-    try:
-        yield limit
-    except duckdb.InterruptException as exc:
-        limit.check()
-        raise PipelineError("the query was interrupted", context=CONTEXT) from exc
-    finally:
-        limit.timer.cancel()
-
-
-def _row_bytes(row: tuple[Any, ...]) -> int:
-    """Rough size of one fetched row in Python (shallow: a list counts its pointers)."""
-    return sys.getsizeof(row) + sum(sys.getsizeof(value) for value in row)
-
-
 def fetch_rows(
-    con: duckdb.DuckDBPyConnection, query: str, limit: _Deadline, max_bytes: int
+    con: duckdb.DuckDBPyConnection, query: str, limit: Deadline, max_bytes: int
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Run `query` and fetch its rows in batches, within the time limit and `max_bytes`."""
     con.execute(query)
@@ -173,7 +110,7 @@ def fetch_rows(
     kept = 0
     while batch := con.fetchmany(FETCH_BATCH_ROWS):
         limit.check()
-        kept += sum(map(_row_bytes, batch))
+        kept += sum(map(row_bytes, batch))
         if kept > max_bytes:
             raise MemoryError
         rows += batch
@@ -187,7 +124,7 @@ def run_query(query: str, release: Path, limits: SqlLimits | None = None) -> tup
     con = open_release(release, limits)
     try:
         refuse_writes(con, query)
-        with deadline(con, limits.timeout) as limit:
+        with memory_ceiling(max_bytes), deadline(con, limits.timeout) as limit:
             return fetch_rows(con, query, limit, max_bytes)
     except (duckdb.OutOfMemoryException, MemoryError) as exc:
         raise PipelineError(

@@ -6,6 +6,7 @@ writes write, the reads read and the configuration changes.
 
 from __future__ import annotations
 
+import resource
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,9 @@ import duckdb
 import pytest
 
 from pipeline import config
-from pipeline.publish.query import open_release
+from pipeline.errors import PipelineError
+from pipeline.publish.query import open_release, run_query
+from pipeline.publish.sql_limits import SqlLimits
 from tests.security.attacks import ATTACKS
 from tests.security.conftest import Lab, snapshot, sql_text
 
@@ -59,3 +62,18 @@ def test_without_the_sandbox_the_read_and_configuration_routes_run(scratch: Path
             assert con.fetchall()
     finally:
         con.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "rows"),
+    [("SELECT count(*) FROM weapons", [(12,)]), ("SELECT max(length(repeat('x', 600000000)))", None)],
+)
+def test_the_memory_ceiling_is_lifted_after_a_query(lab: Lab, query: str, rows: list[tuple[int]] | None) -> None:
+    """The data-segment cap holds only while the query runs, whether it succeeds or not."""
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    if rows is None:
+        with pytest.raises(PipelineError, match="memory limit"):
+            run_query(query, lab.release, SqlLimits(memory="100MB"))
+    else:
+        assert run_query(query, lab.release, SqlLimits(memory="100MB"))[1] == rows
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
