@@ -47,18 +47,14 @@ def open_release(release: Path, limits: SqlLimits | None = None) -> duckdb.DuckD
     """
     limits = limits or SqlLimits()
     folder = resolve_release(release)
-    settings = _startup_config(limits)
-    try:
-        con = duckdb.connect(str(folder / config.DUCKDB_FILENAME), read_only=True, config=settings)
-    except duckdb.Error as exc:
-        raise PipelineError(_first_line(exc), path=folder, context=CONTEXT) from exc
+    con = duckdb.connect(str(folder / config.DUCKDB_FILENAME), read_only=True, config=_startup_config(limits))
     try:
         con.execute("SET enable_external_access = false")
         register_damage_matrix(con, folder)
         con.execute("SET lock_configuration = true")
-    except duckdb.Error as exc:
+    except BaseException:
         con.close()
-        raise PipelineError(_first_line(exc), path=folder, context=CONTEXT) from exc
+        raise
     return con
 
 
