@@ -9,6 +9,8 @@ import pytest
 from pipeline import config
 from tests.security.conftest import Lab, snapshot
 
+pytestmark = pytest.mark.slow  # a full release built through the console script (session fixture)
+
 
 def test_an_output_folder_named_like_an_injection_publishes_and_writes_nothing_else(lab: Lab) -> None:
     """`dataslate run --out "x'; COPY (SELECT 42) TO '<root>/PWNED.csv'; SELECT '"` (nested folders)."""

@@ -13,6 +13,8 @@ import pytest
 from tests.security.attacks import ATTACKS
 from tests.security.conftest import Lab, one_error_line, snapshot, sql_text
 
+pytestmark = pytest.mark.slow  # a full release built through the console script (session fixture)
+
 #: Attacks repeated on the release whose damage matrix is a view: those aimed at its files.
 VIEW_ATTACKS = ("explain analyze copy over the damage matrix", "explain analyze copy over the feed", "read_blob")
 

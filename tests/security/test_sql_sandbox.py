@@ -20,6 +20,8 @@ from pipeline.publish.sql_limits import SqlLimits
 from tests.security.attacks import ATTACKS
 from tests.security.conftest import Lab, snapshot, sql_text
 
+pytestmark = pytest.mark.slow  # a full release built through the console script (session fixture)
+
 
 @pytest.mark.parametrize("release", ["release", "view_release"])
 @pytest.mark.parametrize("name", ATTACKS)
