@@ -1,4 +1,4 @@
-"""Real releases for the attacks, built once per session through the `dataslate` console script.
+"""Real releases for the SQL attacks, built once per session through the `dataslate` console script.
 
 Everything lives under one folder (`Lab.root`): the releases, HOME and TMPDIR of every command,
 and its working directory. An attack that writes anything, anywhere there, shows in `snapshot`.

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.security.attacks import ATTACKS
 from tests.security.conftest import Lab, one_error_line, snapshot, sql_text
+from tests.security.sql_attacks import ATTACKS
 
 pytestmark = pytest.mark.slow  # a full release built through the console script (session fixture)
 

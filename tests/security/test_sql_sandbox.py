@@ -17,8 +17,8 @@ from pipeline import config
 from pipeline.errors import PipelineError
 from pipeline.publish.query import open_release, run_query
 from pipeline.publish.sql_limits import SqlLimits
-from tests.security.attacks import ATTACKS
 from tests.security.conftest import Lab, snapshot, sql_text
+from tests.security.sql_attacks import ATTACKS
 
 pytestmark = pytest.mark.slow  # a full release built through the console script (session fixture)
 
