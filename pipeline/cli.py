@@ -195,11 +195,18 @@ def sql(
     query: Annotated[str, typer.Argument(help="SQL to run (read-only).")],
     release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
     as_json: Annotated[bool, typer.Option("--json", help="Rows as JSON lines.")] = False,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.001, help="Stop the query after this many seconds.")
+    ] = config.SQL_TIMEOUT_SECONDS,
+    memory: Annotated[
+        str, typer.Option("--memory", help="Memory limit of the query, e.g. 512MB or 2GB.")
+    ] = config.SQL_MEMORY_LIMIT,
 ) -> None:
-    """Run a read-only SQL query on a published release."""
+    """Run a read-only SQL query on a published release, sandboxed (see README)."""
     from pipeline.publish.query import run_query
+    from pipeline.publish.sql_limits import SqlLimits
 
-    columns, rows = run_query(query, release)
+    columns, rows = run_query(query, release, SqlLimits(timeout=timeout, memory=memory))
     if as_json:
         for row in rows:
             sys.stdout.write(json.dumps(dict(zip(columns, row, strict=True)), default=str) + "\n")

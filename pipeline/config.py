@@ -115,3 +115,10 @@ FACTION_ALIASES: dict[str, str] = {
     "Adeptus Ministorum": "Adepta Sororitas",
     "Tau Empire": "T'au Empire",
 }
+
+#: `dataslate sql` (and every reader of a published release, pipeline/publish/query.py): limits of the
+#: sandboxed DuckDB connection. The time limit stops a statement (DuckDB has no server-side timeout);
+#: the memory limit bounds DuckDB's working memory (nothing spills to disk) and the rows kept in Python.
+SQL_TIMEOUT_SECONDS = 60.0
+SQL_MEMORY_LIMIT = "2GB"
+SQL_THREADS = min(4, os.cpu_count() or 1)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow.parquet as pq
 
 from pipeline.publish.release import resolve_release
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -31,7 +32,7 @@ class TableDiff:
 
 
 def _rows_by_key(con: duckdb.DuckDBPyConnection, path: Path, key: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    rel = con.sql(f"SELECT * FROM read_parquet('{path.as_posix()}')")
+    rel = con.from_arrow(pq.read_table(path))  # not read_parquet(path): DuckDB would read "[" or "*" as a glob
     rows = [dict(zip(rel.columns, values, strict=True)) for values in rel.fetchall()]
     return {" | ".join(str(r[k]) for k in key): r for r in rows}
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
+from pipeline.errors import PublishError
 from pipeline.store.ddl import TABLE_MODELS, create_table_sql
 from pipeline.store.views import create_damage_views, create_views
 
@@ -35,31 +39,47 @@ def load_duckdb(frames: dict[str, pl.DataFrame], db_path: Path) -> None:
 #: Above this many cells the damage matrix stays in Parquet and DuckDB gets a view.
 DAMAGE_TABLE_MAX_ROWS = 5_000_000
 
+#: The matrix Parquet, relative to the release folder (a constant: no path is ever pasted into SQL).
+DAMAGE_MATRIX_SOURCE = "read_parquet('damage_matrix/*/*.parquet', hive_partitioning = true)"
+
 
 def attach_damage_matrix(db_path: Path, cells: int) -> str:
     """Add `damage_matrix` (already written as hive Parquet beside the DuckDB file).
 
     Small matrices are copied in as a table; larger ones become a view over
     `damage_matrix/scenario=*/*.parquet`, resolved relative to the release folder:
-    open the file with `SET file_search_path` set to the release (as `dataslate sql`
-    does) or from inside the folder. Returns "table" or "view".
+    open the file with `SET file_search_path` set to the release, or from inside the
+    folder (`dataslate sql` registers the Parquet itself). Returns "table" or "view".
     """
-    source = f"read_parquet('{db_path.parent.as_posix()}/damage_matrix/*/*.parquet', hive_partitioning = true)"
     con = duckdb.connect(str(db_path))
     try:
-        if cells <= DAMAGE_TABLE_MAX_ROWS:
-            order = "ORDER BY scenario, weapon_id, profile_id"
-            con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {source} {order}")
-            kind = "table"
-        else:
-            con.execute(f"SET file_search_path = '{db_path.parent.as_posix()}'")
-            con.execute(
-                "CREATE VIEW damage_matrix AS SELECT * FROM read_parquet("
-                "'damage_matrix/*/*.parquet', hive_partitioning = true)"
-            )
-            kind = "view"
-        create_damage_views(con)
+        with searchable(db_path.parent) as folder:
+            con.execute("SET file_search_path = ?", [folder])  # bound, never pasted: any folder name is safe
+            if cells <= DAMAGE_TABLE_MAX_ROWS:
+                order = "ORDER BY scenario, weapon_id, profile_id"
+                con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {DAMAGE_MATRIX_SOURCE} {order}")
+                kind = "table"
+            else:
+                con.execute(f"CREATE VIEW damage_matrix AS SELECT * FROM {DAMAGE_MATRIX_SOURCE}")
+                kind = "view"
+            create_damage_views(con)
         con.execute("CHECKPOINT")
         return kind
     finally:
         con.close()
+
+
+@contextmanager
+def searchable(folder: Path) -> Iterator[str]:
+    """`folder` as a `file_search_path` entry: itself, or a temporary symlink to it when its
+    path holds a comma, that setting's separator (quotes and glob characters are read literally)."""
+    path = folder.resolve().as_posix()
+    if "," not in path:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="dataslate-") as tmp:
+        alias = Path(tmp, "release")
+        alias.symlink_to(path, target_is_directory=True)
+        if "," in alias.as_posix():
+            raise PublishError("the temporary folder's path holds a comma", path=alias)
+        yield alias.as_posix()

@@ -140,7 +140,7 @@ def test_parquet_is_hive_partitioned_and_matches_the_table(tmp_path: Path, resul
     assert paths == [partition_path(tmp_path, s) for s in SCENARIOS]
     assert "scenario" not in pl.read_parquet(paths[0]).columns
     glob = str(tmp_path / "damage_matrix" / "*" / "*.parquet")
-    relation = duckdb.sql(f"select * from read_parquet('{glob}', hive_partitioning = true)")
+    relation = duckdb.sql("select * from read_parquet(?, hive_partitioning = true)", params=[glob])
     assert relation is not None
     read = relation.pl()
     assert read.height == matrix.height

@@ -54,7 +54,7 @@ def duckdb_contents(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
     """Every table's and view's rows, sorted (as text, so NULLs and lists sort too)."""
     con = duckdb.connect(str(db_path), read_only=True)
     try:
-        con.execute(f"SET file_search_path = '{db_path.parent.as_posix()}'")
+        con.execute("SET file_search_path = ?", [db_path.parent.as_posix()])
         names = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()]
         return {name: sorted(con.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr) for name in names}
     finally:

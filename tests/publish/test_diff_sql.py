@@ -214,7 +214,8 @@ def test_a_large_damage_matrix_is_a_view_that_resolves_from_anywhere(
     counts = _json_rows(invoke("sql", "SELECT count(*) AS n FROM damage_matrix", "-r", copy, "--json"))
     reference = _json_rows(invoke("sql", "SELECT count(*) AS n FROM v_weapon_vs_reference", "-r", copy, "--json"))
     views = _json_rows(invoke("sql", "SELECT table_type FROM information_schema.tables "
-                                     "WHERE table_name = 'damage_matrix'", "-r", copy, "--json"))  # fmt: skip
+                                     "WHERE table_name = 'damage_matrix' AND table_catalog = current_database()",
+                                "-r", copy, "--json"))  # fmt: skip
     assert views == [{"table_type": "VIEW"}]
     assert counts == [{"n": result.row_counts["damage_matrix"]}]
     assert reference == [{"n": result.row_counts["damage_vs_reference"]}]

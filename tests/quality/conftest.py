@@ -256,7 +256,7 @@ def break_copy(good_db: Path, release: Path) -> Path:
     release.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(release / config.DUCKDB_FILENAME))
     try:
-        con.execute(f"ATTACH '{good_db}' AS good (READ_ONLY)")
+        con.execute("ATTACH ? AS good (READ_ONLY)", [str(good_db)])
         tables = con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'good' ORDER BY table_name"
         ).fetchall()
