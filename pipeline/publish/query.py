@@ -10,14 +10,12 @@ import duckdb
 from pipeline import config
 from pipeline.errors import PipelineError
 from pipeline.publish.release import resolve_release
+from pipeline.store.load import open_store
 
 
 def open_release(release: Path) -> duckdb.DuckDBPyConnection:
     """Open a release's DuckDB read-only, with Parquet views resolving inside it."""
-    folder = resolve_release(release)
-    con = duckdb.connect(str(folder / config.DUCKDB_FILENAME), read_only=True)
-    con.execute(f"SET file_search_path = '{folder.as_posix()}'")
-    return con
+    return open_store(resolve_release(release) / config.DUCKDB_FILENAME)
 
 
 #: Statement types `dataslate sql` runs. The read-only connection alone is not enough:

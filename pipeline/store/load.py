@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 import duckdb
 import polars as pl
@@ -11,7 +13,7 @@ from pipeline.store.ddl import TABLE_MODELS, create_table_sql
 from pipeline.store.views import create_damage_views, create_views
 
 
-def load_duckdb(frames: dict[str, pl.DataFrame], db_path: Path) -> None:
+def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
     """Create `db_path` (replacing it) with every table, its keys and the views.
 
     Tables are filled from Arrow in one statement each (no row-by-row inserts),
@@ -36,7 +38,17 @@ def load_duckdb(frames: dict[str, pl.DataFrame], db_path: Path) -> None:
 DAMAGE_TABLE_MAX_ROWS = 5_000_000
 
 
-def attach_damage_matrix(db_path: Path, cells: int) -> str:
+DamageMatrixKind = Literal["table", "view"]
+
+
+def open_store(db_path: Path) -> duckdb.DuckDBPyConnection:
+    """Open a store read-only, with the damage matrix view's Parquet files resolving beside it."""
+    con = duckdb.connect(str(db_path), read_only=True)
+    con.execute(f"SET file_search_path = '{db_path.parent.as_posix()}'")
+    return con
+
+
+def attach_damage_matrix(db_path: Path, cells: int) -> DamageMatrixKind:
     """Add `damage_matrix` (already written as hive Parquet beside the DuckDB file).
 
     Small matrices are copied in as a table; larger ones become a view over
@@ -46,6 +58,7 @@ def attach_damage_matrix(db_path: Path, cells: int) -> str:
     """
     source = f"read_parquet('{db_path.parent.as_posix()}/damage_matrix/*/*.parquet', hive_partitioning = true)"
     con = duckdb.connect(str(db_path))
+    kind: DamageMatrixKind
     try:
         if cells <= DAMAGE_TABLE_MAX_ROWS:
             order = "ORDER BY scenario, weapon_id, profile_id"
