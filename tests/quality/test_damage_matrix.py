@@ -84,8 +84,8 @@ def test_the_built_matrix_passes_with_every_cell_counted(
     assert frame["scenario"].tolist() == SCENARIOS
     assert frame["cells"].tolist() == [9 * 3] * 5  # 9 weapons x (2 model profiles + ref:meq)
     checks = [
-        "cells_with_null_key",
-        "cells_with_negative_value",
+        "null_keys",
+        "negative_values",
         "cells_capped_above_damage",
         "cells_with_too_many_hits",
     ]
@@ -99,8 +99,8 @@ def test_the_built_matrix_passes_with_every_cell_counted(
 BREAKS = {
     "negative value": (
         [f"UPDATE damage_matrix SET unsaved = -0.5 WHERE {_cell(PSYKO, MEQ, 'default')}"],
-        "cells_with_negative_value",
-        {"scenario": "default", "cells_with_negative_value": 1},
+        "negative_values",
+        {"scenario": "default", "negative_values": 1},
     ),
     "capped above damage": (
         [
@@ -121,8 +121,8 @@ BREAKS = {
     ),
     "null key": (
         [f"UPDATE damage_matrix SET profile_id = NULL WHERE {_cell(KLAW, MEQ, 'cover')}"],
-        "cells_with_null_key",
-        {"scenario": "cover", "cells_with_null_key": 1},
+        "null_keys",
+        {"scenario": "cover", "null_keys": 1},
     ),
 }
 
