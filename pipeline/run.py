@@ -1,4 +1,8 @@
-"""The pipeline, stage by stage. Reading this file shows the whole flow; the work is in the stages."""
+"""The pipeline, stage by stage. Reading this file shows the whole flow; the work is in the stages.
+
+Each stage takes what earlier stages returned and returns its own output (a new
+dataset, frames, a computation or a file) with a typed report; none changes its input.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__, config
-from pipeline.damage.reference import load_reference_profiles
+from pipeline.damage.reference import reference_stage
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.writer import write_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
+from pipeline.reports import RunReports
 from pipeline.sources.registry import default_inputs, read_inputs
-from pipeline.store import build_frames, load_duckdb
+from pipeline.store import build_frames, store_stage
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
 
@@ -27,7 +32,7 @@ class RunResult:
     version: str
     release: Path
     row_counts: dict[str, int]
-    reports: dict[str, Any]
+    reports: RunReports
 
 
 def _no_progress(name: str) -> AbstractContextManager[None]:
@@ -35,26 +40,30 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 
 
 def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress) -> RunResult:
-    """raw inputs -> sources -> dedupe -> reconcile -> store -> quality -> damage -> publish."""
+    """parse -> dedupe -> reconcile -> reference profiles -> integrity -> damage (compute) -> in a staging
+    folder: store (DuckDB with the damage matrix) -> quality gates -> publish (files, manifest)."""
     inputs = list(inputs) or default_inputs(config.RAW_DIR)
     with stage("parse inputs"):
-        dataset = read_inputs(inputs)
+        parsed = read_inputs(inputs)
     with stage("dedupe rules"):
-        reports: dict[str, Any] = {"dedupe": dedupe_stage(dataset)}
+        deduped = dedupe_stage(parsed)
     with stage("reconcile sources"):
-        reports["reconcile"] = reconcile_stage(dataset)
-    dataset.extend(load_reference_profiles())
+        reconciled = reconcile_stage(deduped.dataset)
+    with stage("reference profiles"):
+        referenced = reference_stage(reconciled.dataset)
     with stage("integrity"):
-        frames = build_frames(dataset)
+        frames = build_frames(referenced.dataset)
     with stage("damage matrix"):
         damage = damage_stage(frames)
-        reports["damage"] = damage.report.as_dict()
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     with staging_release(out_dir, version) as release:
         with stage("store (DuckDB)"):
-            load_duckdb(frames, release / config.DUCKDB_FILENAME)
+            stored = store_stage(frames, damage, release)
         with stage("quality gates"):
-            reports["quality"] = quality_gate(release)
+            quality = quality_gate(release)
+        reports = RunReports(
+            dedupe=deduped.report, reconcile=reconciled.report, damage=damage.report, store=stored, quality=quality
+        )
         with stage("publish"):
-            counts = write_release(release, version, frames, damage, reports)
-    return RunResult(version, (out_dir / config.LATEST_NAME).resolve(), counts, reports)
+            published = write_release(release, version, frames, damage, reports)
+    return RunResult(version, (out_dir / config.LATEST_NAME).resolve(), published.row_counts, reports)

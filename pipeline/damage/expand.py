@@ -23,6 +23,7 @@ from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
+from pipeline.runtime import available_cpus
 
 PARQUET_DIR = "damage_matrix"
 PARQUET_FILE = "part-0.parquet"
@@ -39,8 +40,14 @@ def _dense_columns(results: pl.DataFrame, n_weapons: int, n_targets: int) -> dic
     return {name: results[name].to_numpy().reshape(n_weapons, n_targets) for name in OUTPUTS}
 
 
-#: Scenarios written to Parquet at the same time (the machine has 2 cores).
-WRITERS = 2
+#: Scenarios held in memory at once while writing (≈ 3 GB each on the whole corpus): the memory bound.
+MAX_SCENARIOS_IN_MEMORY = 2
+
+
+def writer_threads() -> int:
+    """Parquet writers: one per CPU available to the process, at most MAX_SCENARIOS_IN_MEMORY."""
+    return min(available_cpus(), MAX_SCENARIOS_IN_MEMORY)
+
 
 #: Effective weapon profiles per engine query: queries run in parallel (`pl.collect_all`).
 CHUNK = 512
@@ -135,17 +142,24 @@ class DamageComputation:
         wanted = self.targets["profile_id"].is_in(list(profile_ids)).to_numpy()
         return self._frame(scenario, np.flatnonzero(wanted), None)
 
+    @property
+    def cells(self) -> int:
+        """Cells of the published matrix: every weapon x every target x every scenario."""
+        return self.report.cells_per_scenario * len(self.scenarios)
+
     def matrices(self) -> Iterator[pl.DataFrame]:
         for scenario in self.scenarios:
             yield self.matrix(scenario.name)
 
-    def write_parquet(self, out_dir: Path, workers: int = WRITERS) -> list[Path]:
+    def write_parquet(self, out_dir: Path, workers: int | None = None) -> list[Path]:
         """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`.
 
-        Parquet encoding is mostly single-threaded, so `workers` scenarios are written
-        at once; each worker reuses one set of output buffers, so memory stays at
-        `workers` scenarios and later scenarios touch no fresh pages.
+        Parquet encoding is mostly single-threaded, so `workers` scenarios (default
+        `writer_threads()`) are written at once; each worker reuses one set of output
+        buffers, so memory stays at `workers` scenarios and later scenarios touch no
+        fresh pages.
         """
+        workers = writer_threads() if workers is None else workers
         local = threading.local()
 
         def write(scenario: Scenario) -> Path:

@@ -1,10 +1,12 @@
 """The damage stage as `pipeline/run.py` calls it: published frames in, a prepared computation out.
 
 The engine runs on the distinct profiles here; the (large) per-cell matrix is
-expanded scenario by scenario only when the release is written.
+expanded scenario by scenario only when the store stage writes it (Parquet).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import polars as pl
 
@@ -12,14 +14,14 @@ from pipeline.damage.inputs import TARGET_SCHEMA
 from pipeline.damage.matrix import DamageComputation, prepare_damage
 
 
-def stealthy_datasheets(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+def stealthy_datasheets(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     """Datasheets with the Stealth ability (a datasheet ability: every model of the unit has it)."""
     abilities = frames.get("abilities", pl.DataFrame(schema={"datasheet_id": pl.String, "name": pl.String}))
     stealthy = abilities.filter(pl.col("name").str.to_lowercase().str.strip_chars() == "stealth")
     return stealthy.select("datasheet_id").unique().with_columns(pl.lit(True).alias("stealth"))
 
 
-def targets_of(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+def targets_of(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     """Every model profile plus the reference profiles, in the engine's target columns.
 
     `stealth` (−1 to ranged hit rolls against it) comes from the datasheet's abilities.
@@ -33,6 +35,6 @@ def targets_of(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
     return pl.concat(parts, how="vertical_relaxed")
 
 
-def damage_stage(frames: dict[str, pl.DataFrame]) -> DamageComputation:
+def damage_stage(frames: Mapping[str, pl.DataFrame]) -> DamageComputation:
     """Damage of every weapon against every target with a statline, on distinct profiles."""
     return prepare_damage(frames["weapons"], frames["weapon_abilities"], targets_of(frames), frames["points"])

@@ -17,10 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.records import Record
+from schemas.records import DetachmentAbility, Record, Stratagem
 
-#: Tables whose page-export ids are shared across pages.
-SHARED_TABLES: tuple[str, ...] = ("stratagems", "detachment_abilities")
+#: Models whose page-export ids are shared across pages, and their tables.
+SHARED_MODELS: tuple[type[Record], ...] = (Stratagem, DetachmentAbility)
+SHARED_TABLES: tuple[str, ...] = tuple(m.TABLE for m in SHARED_MODELS)
 _PROVENANCE = {"source_id", "line"}
 
 

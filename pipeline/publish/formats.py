@@ -7,6 +7,7 @@ inputs give byte-identical files.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from schemas.records import Record
 FEED_EXCLUDED = {"damage_matrix"}
 
 
-def write_parquet_tables(frames: dict[str, pl.DataFrame], release: Path) -> None:
+def write_parquet_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
     """`<table>.parquet` (zstd) for every table but the damage matrix."""
     for table, frame in sorted(frames.items()):
         if table in FEED_EXCLUDED:
@@ -28,7 +29,7 @@ def write_parquet_tables(frames: dict[str, pl.DataFrame], release: Path) -> None
         frame.write_parquet(release / f"{table}.parquet", compression="zstd", statistics=False)
 
 
-def write_feed(frames: dict[str, pl.DataFrame], damage_vs_reference: pl.DataFrame | None, release: Path) -> None:
+def write_feed(frames: Mapping[str, pl.DataFrame], damage_vs_reference: pl.DataFrame | None, release: Path) -> None:
     """`feed/<table>.ndjson` for every table, plus `damage_vs_reference`."""
     feed = release / "feed"
     feed.mkdir(exist_ok=True)
@@ -50,7 +51,7 @@ def _nest(frame: pl.DataFrame, key: str) -> dict[str, list[dict[str, Any]]]:
 FACTION_CHILDREN = ("model_profiles", "weapons", "abilities", "keywords", "points", "unit_composition")
 
 
-def write_faction_documents(frames: dict[str, pl.DataFrame], release: Path) -> list[str]:
+def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -> list[str]:
     """One JSON document per faction for apps: datasheets with their children nested."""
     folder = release / "feed" / "factions"
     folder.mkdir(parents=True, exist_ok=True)

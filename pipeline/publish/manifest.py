@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ def build_manifest(
     *,
     version: str,
     code_version: str,
-    frames: dict[str, pl.DataFrame],
+    frames: Mapping[str, pl.DataFrame],
     row_counts: dict[str, int],
     schema_texts: dict[str, str],
     quality: dict[str, Any],

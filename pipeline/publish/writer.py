@@ -1,13 +1,19 @@
-"""Write every published format of one release into its (staging) folder."""
+"""Write the remaining published formats of one release into its (staging) folder.
+
+The store stage has already written the DuckDB file and the damage matrix's Parquet;
+publishing adds the table Parquet files, the feed, the JSON Schemas and the manifest.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from pipeline import __version__, config
+from pipeline import __version__
 from pipeline.damage.matrix import MATRIX_COLUMNS, DamageComputation
 from pipeline.publish.formats import (
     write_faction_documents,
@@ -16,37 +22,38 @@ from pipeline.publish.formats import (
     write_parquet_tables,
 )
 from pipeline.publish.manifest import build_manifest, write_manifest
-from pipeline.store.load import attach_damage_matrix
+from pipeline.reports import RunReports
 
 
-def write_damage(computation: DamageComputation, release: Path, reference_ids: list[str]) -> tuple[int, pl.DataFrame]:
-    """The matrix as hive Parquet (one file per scenario) and the feed's slice of it.
+@dataclass(frozen=True)
+class Publication:
+    """What publishing wrote: rows per published table (the feed's slice included) and the manifest."""
 
-    Returns the number of cells and `damage_vs_reference`: every weapon against the
-    reference profiles, all scenarios, ids as plain strings.
-    """
-    computation.write_parquet(release)
-    cells = computation.report.cells_per_scenario * len(computation.scenarios)
+    row_counts: dict[str, int]
+    manifest: dict[str, Any]
+
+
+def damage_vs_reference(computation: DamageComputation, reference_ids: list[str]) -> pl.DataFrame:
+    """Every weapon against the reference profiles, all scenarios, ids as plain strings (the feed's slice)."""
     slices = [computation.matrix(s.name, profile_ids=reference_ids) for s in computation.scenarios]
     frame = pl.concat(slices) if slices else pl.DataFrame(schema=dict.fromkeys(MATRIX_COLUMNS, pl.String))
-    return cells, frame.with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String))
+    return frame.with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String))
 
 
 def write_release(
     release: Path,
     version: str,
-    frames: dict[str, pl.DataFrame],
+    frames: Mapping[str, pl.DataFrame],
     damage: DamageComputation,
-    reports: dict[str, Any],
-) -> dict[str, int]:
-    """Parquet, damage matrix (Parquet + DuckDB), NDJSON feed, faction documents, JSON Schemas, manifest."""
+    reports: RunReports,
+) -> Publication:
+    """Parquet, NDJSON feed, faction documents, JSON Schemas, manifest (with the reports as given)."""
     write_parquet_tables(frames, release)
-    cells, vs_reference = write_damage(damage, release, frames["reference_profiles"]["profile_id"].to_list())
-    reports["damage_matrix_in_duckdb"] = attach_damage_matrix(release / config.DUCKDB_FILENAME, cells)
+    vs_reference = damage_vs_reference(damage, frames["reference_profiles"]["profile_id"].to_list())
     write_feed(frames, vs_reference, release)
     write_faction_documents(frames, release)
     counts = {name: frame.height for name, frame in frames.items()}
-    counts["damage_matrix"] = cells
+    counts["damage_matrix"] = damage.cells
     counts["damage_vs_reference"] = vs_reference.height
     schema_texts = write_json_schemas(release, list(counts))
     manifest = build_manifest(
@@ -55,9 +62,9 @@ def write_release(
         frames=frames,
         row_counts=counts,
         schema_texts=schema_texts,
-        quality=reports.get("quality", {}),
-        reports={k: v for k, v in reports.items() if k != "quality"},
+        quality=reports.quality.as_dict(),
+        reports=reports.as_dict(),
         release=release,
     )
     write_manifest(manifest, release)
-    return counts
+    return Publication(counts, manifest)

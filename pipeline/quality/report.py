@@ -62,6 +62,36 @@ class TableReport:
     outcomes: tuple[ExpectationOutcome, ...]
 
 
+@dataclass(frozen=True)
+class FailedExpectation:
+    """One failed expectation, as the manifest lists it."""
+
+    table: str
+    expectation: str
+    severity: Severity
+    unexpected_count: int | None
+
+
+@dataclass(frozen=True)
+class QualitySummary:
+    """The quality stage's report for `manifest.json`: counts and the failed expectations."""
+
+    passed: bool
+    expectations: int
+    critical_failures: int
+    warnings: int
+    failed: tuple[FailedExpectation, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "expectations": self.expectations,
+            "critical_failures": self.critical_failures,
+            "warnings": self.warnings,
+            "failed": [asdict(f) for f in self.failed],
+        }
+
+
 @dataclass
 class QualityReport:
     """All tables' outcomes; `passed` is False when any critical expectation failed."""
@@ -97,20 +127,16 @@ class QualityReport:
             "tables": {t.table: _table_dict(t) for t in self.tables},
         }
 
-    def manifest_summary(self) -> dict[str, Any]:
+    def manifest_summary(self) -> QualitySummary:
         """The compact form for `manifest.json`: counts and the failed expectations."""
-        failed = [
-            {
-                "table": t,
-                "expectation": o.expectation,
-                "severity": o.severity,
-                "unexpected_count": o.unexpected_count,
-            }
-            for t, o in self.outcomes
-            if not o.success
-        ]
-        summary = self.to_dict()
-        return {k: summary[k] for k in ("passed", "expectations", "critical_failures", "warnings")} | {"failed": failed}
+        failed = [(t, o) for t, o in self.outcomes if not o.success]
+        return QualitySummary(
+            passed=self.passed,
+            expectations=len(self.outcomes),
+            critical_failures=len(self.failures("critical")),
+            warnings=len(self.failures("warning")),
+            failed=tuple(FailedExpectation(t, o.expectation, o.severity, o.unexpected_count) for t, o in failed),
+        )
 
     def write(self, out_dir: Path) -> Path:
         """Write `quality/summary.json` (and the Data Docs, if built elsewhere) under out_dir."""

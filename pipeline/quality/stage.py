@@ -11,7 +11,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
@@ -20,9 +19,10 @@ from pipeline.errors import QualityGateError
 from pipeline.quality.batches import existing_tables, fetch_batch
 from pipeline.quality.docs import prune_unreferenced_static, stabilise_docs
 from pipeline.quality.gx_runner import RUN_TIME, GxRunner
-from pipeline.quality.report import DOCS_DIRNAME, QUALITY_DIRNAME, QualityReport, TableReport
+from pipeline.quality.report import DOCS_DIRNAME, QUALITY_DIRNAME, QualityReport, QualitySummary, TableReport
 from pipeline.quality.suites import SuiteFormatError, SuiteSpec, load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE
+from pipeline.store.load import open_store
 
 #: How Data Docs time stamps are rewritten (the fixed run time, in GX's format).
 DOCS_STAMP = RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ")
@@ -35,7 +35,8 @@ def _check_table(runner: GxRunner, con: duckdb.DuckDBPyConnection, suite: SuiteS
         batch = fetch_batch(con, suite, present)
     except duckdb.Error as exc:
         path = config.EXPECTATIONS_DIR / f"{suite.table}.json"
-        raise SuiteFormatError(f"derived columns do not run: {exc}", path=path) from exc
+        what = "summary query does" if suite.summary_sql is not None else "derived columns do"
+        raise SuiteFormatError(f"{what} not run: {exc}", path=path) from exc
     outcomes = runner.validate(suite, batch.frame, batch.key)
     return TableReport(suite.table, batch.status, batch.rows, tuple(outcomes))
 
@@ -57,6 +58,7 @@ def run_quality(
     if docs_dir is not None:
         shutil.rmtree(docs_dir, ignore_errors=True)
     runner = GxRunner(docs_dir)
+    con.execute("SET enable_progress_bar = false")  # the damage matrix summary takes seconds: no bar on stdout
     present = existing_tables(con)
     tables = [_check_table(runner, con, suite, present) for suite in load_suites(suites_dir)]
     if runner.build_docs() is not None and docs_dir is not None:
@@ -65,16 +67,16 @@ def run_quality(
     return QualityReport(tables=tables, docs_dir=docs_dir)
 
 
-def quality_gate(release: Path, *, build_docs: bool = True) -> dict[str, Any]:
-    """Check a staged release's DuckDB; write `quality/`; raise if a critical gate failed.
+def quality_gate(
+    release: Path, *, build_docs: bool = True, suites_dir: Path = config.EXPECTATIONS_DIR
+) -> QualitySummary:
+    """Check a staged release's DuckDB (the damage matrix included); write `quality/`; raise if a
+    critical gate failed.
 
     Returns the compact summary that goes into `manifest.json`.
     """
-    con = duckdb.connect(str(release / config.DUCKDB_FILENAME), read_only=True)
-    try:
-        report = run_quality(con, release, build_docs=build_docs)
-    finally:
-        con.close()
+    with open_store(release / config.DUCKDB_FILENAME) as con:
+        report = run_quality(con, release, build_docs=build_docs, suites_dir=suites_dir)
     report.write(release)
     if not report.passed:
         kept = keep_rejected_report(release)

@@ -64,12 +64,18 @@ class ExpectationSpec:
 
 @dataclass(frozen=True)
 class SuiteSpec:
-    """The expectations of one table and the derived columns they read."""
+    """The expectations of one table and the derived columns they read.
+
+    A suite with `summary_sql` is checked on that query's result (DuckDB aggregates a
+    table too large to load, one row per `summary_key`), not on the table's rows.
+    """
 
     table: str
     description: str
     derived_columns: dict[str, str]
     expectations: tuple[ExpectationSpec, ...]
+    summary_sql: str | None = None
+    summary_key: tuple[str, ...] = ()
 
     def gx_dict(self) -> dict[str, Any]:
         """Keyword arguments of a GX `ExpectationSuite`."""
@@ -133,12 +139,28 @@ def load_suite(path: Path) -> SuiteSpec:
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
         raise SuiteFormatError(f"expectations with the same label: {duplicates}", path=path)
+    summary_sql, summary_key = _summary(meta.get("summary"), path)
     return SuiteSpec(
         table=path.stem,
         description=str(meta.get("description", "")),
         derived_columns={str(k): str(v) for k, v in (meta.get("derived_columns") or {}).items()},
         expectations=expectations,
+        summary_sql=summary_sql,
+        summary_key=summary_key,
     )
+
+
+def _summary(raw: Any, path: Path) -> tuple[str | None, tuple[str, ...]]:
+    """`meta.summary` = {"sql": "<file beside the suite>", "key": [columns]} -> (query text, key)."""
+    if raw is None:
+        return None, ()
+    if not isinstance(raw, dict) or not isinstance(raw.get("sql"), str) or not isinstance(raw.get("key"), list):
+        raise SuiteFormatError('meta.summary must be {"sql": "<file>.sql", "key": [columns]}', path=path)
+    try:
+        sql = (path.parent / raw["sql"]).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SuiteFormatError(f"cannot read summary query: {exc}", path=path) from exc
+    return sql, tuple(str(c) for c in raw["key"])
 
 
 def load_suites(directory: Path = config.EXPECTATIONS_DIR) -> list[SuiteSpec]:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pipeline.dataset import Dataset
 from pipeline.reconcile.keys import catalogue_faction, faction_key, name_key, singular_key
 from pipeline.reconcile.precedence import Dating, date_of, precedence_key, source_format
 from schemas.records import Datasheet, ModelProfile, Points, Record, Source, Weapon
+
+R = TypeVar("R", bound=Record)
 
 
 @dataclass
@@ -52,8 +56,8 @@ def _faction_keys(sheet: Datasheet, aliases: dict[str, str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(keys))
 
 
-def _by_datasheet(records: list[Record]) -> dict[str, list[Record]]:
-    grouped: dict[str, list[Record]] = defaultdict(list)
+def _by_datasheet(records: Iterable[R]) -> dict[str, list[R]]:
+    grouped: dict[str, list[R]] = defaultdict(list)
     for record in records:
         grouped[str(getattr(record, "datasheet_id", ""))].append(record)
     return grouped
@@ -61,24 +65,19 @@ def _by_datasheet(records: list[Record]) -> dict[str, list[Record]]:
 
 def gather_members(dataset: Dataset, aliases: dict[str, str]) -> list[Member]:
     """Every datasheet of the dataset as a Member, in input order."""
-    source_dates = {
-        s.source_id: s.source_date for s in dataset.table("sources") if isinstance(s, Source) and s.source_date
-    }
-    profiles = _by_datasheet(dataset.table("model_profiles"))
-    weapons = _by_datasheet(dataset.table("weapons"))
-    points = _by_datasheet(dataset.table("points"))
-    members = []
-    for sheet in dataset.table("datasheets"):
-        assert isinstance(sheet, Datasheet)
-        members.append(
-            Member(
-                sheet=sheet,
-                dating=date_of(sheet, source_dates),
-                name_key=name_key(sheet.name),
-                faction_keys=_faction_keys(sheet, aliases),
-                profiles=[p for p in profiles.get(sheet.datasheet_id, []) if isinstance(p, ModelProfile)],
-                weapons=[w for w in weapons.get(sheet.datasheet_id, []) if isinstance(w, Weapon)],
-                points=[p for p in points.get(sheet.datasheet_id, []) if isinstance(p, Points)],
-            )
+    source_dates = {s.source_id: s.source_date for s in dataset.records(Source) if s.source_date}
+    profiles = _by_datasheet(dataset.records(ModelProfile))
+    weapons = _by_datasheet(dataset.records(Weapon))
+    points = _by_datasheet(dataset.records(Points))
+    return [
+        Member(
+            sheet=sheet,
+            dating=date_of(sheet, source_dates),
+            name_key=name_key(sheet.name),
+            faction_keys=_faction_keys(sheet, aliases),
+            profiles=list(profiles.get(sheet.datasheet_id, [])),
+            weapons=list(weapons.get(sheet.datasheet_id, [])),
+            points=list(points.get(sheet.datasheet_id, [])),
         )
-    return members
+        for sheet in dataset.records(Datasheet)
+    ]

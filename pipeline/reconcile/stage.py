@@ -9,16 +9,14 @@ golden record and conflicts: golden.py.
 
 from __future__ import annotations
 
-from typing import Any
-
-from pipeline.dataset import Dataset
+from pipeline.dataset import Dataset, Staged
 from pipeline.reconcile.golden import UnitOutcome, reconcile_unit
 from pipeline.reconcile.keys import faction_aliases
 from pipeline.reconcile.matching import ResolvedUnit, resolve_units
 from pipeline.reconcile.members import gather_members
-from pipeline.reconcile.report import build_report
+from pipeline.reconcile.report import ReconcileReport, build_report
 from pipeline.runtime import cyclic_gc_paused
-from schemas.records import Datasheet, Record
+from schemas.records import Datasheet, ModelProfile, SourceConflict, Unit
 
 
 def resolve(dataset: Dataset) -> list[ResolvedUnit]:
@@ -26,36 +24,36 @@ def resolve(dataset: Dataset) -> list[ResolvedUnit]:
     return resolve_units(gather_members(dataset, faction_aliases()))
 
 
-def _with_unit_ids(dataset: Dataset, units: list[ResolvedUnit]) -> list[Record]:
+def _with_unit_ids(dataset: Dataset, units: list[ResolvedUnit]) -> list[Datasheet]:
     unit_of = {id(m.sheet): u.unit_id for u in units for m in u.members}
-    sheets: list[Record] = []
-    for sheet in dataset.table("datasheets"):
-        assert isinstance(sheet, Datasheet)
-        sheets.append(sheet.model_copy(update={"unit_id": unit_of[id(sheet)]}))
-    return sheets
+    return [sheet.model_copy(update={"unit_id": unit_of[id(sheet)]}) for sheet in dataset.records(Datasheet)]
 
 
-def _with_filled_profiles(dataset: Dataset, outcomes: list[UnitOutcome]) -> list[Record]:
+def _with_filled_profiles(dataset: Dataset, outcomes: list[UnitOutcome]) -> list[ModelProfile]:
     filled = {key: profile for o in outcomes for key, profile in o.filled.items()}
-    return [filled.get(id(p), p) for p in dataset.table("model_profiles")]
+    return [filled.get(id(p), p) for p in dataset.records(ModelProfile)]
 
 
-def reconcile_stage(dataset: Dataset) -> dict[str, Any]:
-    """Fill `Datasheet.unit_id`, add `units` and `source_conflicts`, fill missing statlines.
+def reconcile_stage(dataset: Dataset) -> Staged[ReconcileReport]:
+    """A new dataset with `Datasheet.unit_id` set, `units` and `source_conflicts`, missing statlines filled.
 
-    Returns the reconciliation report (match rates, conflict counts).
+    The report gives match rates and conflict counts.
     """
     with cyclic_gc_paused():
         return _reconcile(dataset)
 
 
-def _reconcile(dataset: Dataset) -> dict[str, Any]:
+def _reconcile(dataset: Dataset) -> Staged[ReconcileReport]:
     units = resolve(dataset)
     outcomes = [reconcile_unit(u.unit_id, u.members, u.faction_key) for u in units]
-    conflicts = [c for o in outcomes for c in o.conflicts]
-    dataset.replace("datasheets", _with_unit_ids(dataset, units))
-    dataset.replace("model_profiles", _with_filled_profiles(dataset, outcomes))
-    dataset.replace("units", [o.unit for o in outcomes])
-    dataset.replace("source_conflicts", conflicts)
+    conflicts: list[SourceConflict] = [c for o in outcomes for c in o.conflicts]
+    reconciled = dataset.replacing(
+        {
+            Datasheet: _with_unit_ids(dataset, units),
+            ModelProfile: _with_filled_profiles(dataset, outcomes),
+            Unit: [o.unit for o in outcomes],
+            SourceConflict: conflicts,
+        }
+    )
     filled = sum(1 for o in outcomes for p in o.filled.values() if p.stats_from)
-    return build_report(units, conflicts, filled)
+    return Staged(reconciled, build_report(units, conflicts, filled))

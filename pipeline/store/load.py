@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 import duckdb
 import polars as pl
@@ -15,7 +16,7 @@ from pipeline.store.ddl import TABLE_MODELS, create_table_sql
 from pipeline.store.views import create_damage_views, create_views
 
 
-def load_duckdb(frames: dict[str, pl.DataFrame], db_path: Path) -> None:
+def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
     """Create `db_path` (replacing it) with every table, its keys and the views.
 
     Tables are filled from Arrow in one statement each (no row-by-row inserts),
@@ -43,7 +44,22 @@ DAMAGE_TABLE_MAX_ROWS = 5_000_000
 DAMAGE_MATRIX_SOURCE = "read_parquet('damage_matrix/*/*.parquet', hive_partitioning = true)"
 
 
-def attach_damage_matrix(db_path: Path, cells: int) -> str:
+DamageMatrixKind = Literal["table", "view"]
+
+
+@contextmanager
+def open_store(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A store opened read-only, the damage matrix view's Parquet resolving beside it (path bound)."""
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        with searchable(db_path.parent) as folder:
+            con.execute("SET file_search_path = ?", [folder])
+            yield con
+    finally:
+        con.close()
+
+
+def attach_damage_matrix(db_path: Path, cells: int) -> DamageMatrixKind:
     """Add `damage_matrix` (already written as hive Parquet beside the DuckDB file).
 
     Small matrices are copied in as a table; larger ones become a view over
@@ -52,6 +68,7 @@ def attach_damage_matrix(db_path: Path, cells: int) -> str:
     folder (`dataslate sql` registers the Parquet itself). Returns "table" or "view".
     """
     con = duckdb.connect(str(db_path))
+    kind: DamageMatrixKind
     try:
         with searchable(db_path.parent) as folder:
             con.execute("SET file_search_path = ?", [folder])  # bound, never pasted: any folder name is safe

@@ -8,7 +8,7 @@ here, with the reason, before loading: a bad row never stops the run.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import polars as pl
@@ -20,11 +20,10 @@ from schemas.records import QuarantineRow, Record, Weapon, WeaponAbilityRow
 PROVENANCE = ("source_id", "line")
 
 
-def weapon_ability_rows(weapons: Iterable[Record]) -> list[WeaponAbilityRow]:
+def weapon_ability_rows(weapons: Iterable[Weapon]) -> list[WeaponAbilityRow]:
     """One `weapon_abilities` row per typed ability of each weapon."""
     rows: list[WeaponAbilityRow] = []
     for weapon in weapons:
-        assert isinstance(weapon, Weapon)
         for ability in weapon.typed_abilities:
             rows.append(
                 WeaponAbilityRow(
@@ -93,27 +92,28 @@ def drop_orphans(
 
 
 def build_frames(dataset: Dataset) -> dict[str, pl.DataFrame]:
-    """Every published table as a frame, integrity enforced, sorted by key.
+    """Every published table as a frame, integrity enforced, sorted by key (the dataset is only read).
 
     `weapon_abilities` rows are derived from each weapon's typed abilities (rows a
     parser already emitted collapse with them, being equal but for provenance).
 
     Rows moved out for integrity are appended to the `quarantine` frame.
     """
-    derived = weapon_ability_rows(dataset.table("weapons"))
-    dataset.replace("weapon_abilities", [*dataset.table("weapon_abilities"), *derived])
+    records: dict[str, Sequence[Record]] = {m.TABLE: dataset.table(m.TABLE) for m in TABLE_MODELS}
+    derived = weapon_ability_rows(dataset.records(Weapon))
+    records[WeaponAbilityRow.TABLE] = [*dataset.records(WeaponAbilityRow), *derived]
     frames: dict[str, pl.DataFrame] = {}
     extra_quarantine: list[QuarantineRow] = []
     for model in TABLE_MODELS:
         if model.TABLE == "quarantine":
             continue
-        frame = records_frame(model, dataset.table(model.TABLE))
+        frame = records_frame(model, records[model.TABLE])
         frame, dupes = drop_duplicate_keys(frame, model)
         frame, orphans = drop_orphans(frame, model.TABLE, frames)
         extra_quarantine += dupes + orphans
         frames[model.TABLE] = sort_by_key(frame, model)
     quarantine_model = MODEL_BY_TABLE["quarantine"]
-    quarantine = records_frame(quarantine_model, [*dataset.table("quarantine"), *extra_quarantine])
+    quarantine = records_frame(quarantine_model, [*dataset.records(QuarantineRow), *extra_quarantine])
     frames["quarantine"] = sort_by_key(quarantine, quarantine_model)
     frames["sources"] = account_store_quarantine(frames["sources"], extra_quarantine)
     return frames

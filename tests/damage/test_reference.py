@@ -6,7 +6,9 @@ import pytest
 
 from pipeline import config
 from pipeline.damage import load_reference_profiles, reference_targets_frame
-from schemas.records import ReferenceProfile
+from pipeline.damage.reference import reference_stage
+from pipeline.dataset import Dataset
+from schemas.records import Datasheet, ReferenceProfile
 
 # profile_id: (T, Sv, invuln, invuln condition, W, unit size, keywords) as listed in issue 5
 EXPECTED = {
@@ -47,3 +49,13 @@ def test_targets_frame_has_one_row_per_profile() -> None:
     frame = reference_targets_frame()
     assert frame["profile_id"].to_list() == list(EXPECTED)
     assert frame.filter(frame["profile_id"] == "ref:knight")["keywords"].to_list() == [["VEHICLE", "TITANIC"]]
+
+
+def test_reference_stage_adds_the_profiles_to_a_new_dataset() -> None:
+    sheet = Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz")
+    dataset = Dataset([sheet])
+    staged = reference_stage(dataset)
+    assert [p.profile_id for p in staged.dataset.records(ReferenceProfile)] == list(EXPECTED)
+    assert staged.report.as_dict() == {"profiles": 8, "profile_ids": list(EXPECTED)}
+    assert staged.dataset.records(Datasheet) is dataset.records(Datasheet)
+    assert dataset.counts() == {"datasheets": 1}  # the input is as it was

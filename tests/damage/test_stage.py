@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.damage.reference import load_reference_profiles
+from pipeline.damage.reference import reference_stage
 from pipeline.damage.stage import damage_stage, targets_of
 from pipeline.dataset import Dataset
 from pipeline.normalise.weapon_abilities import parse_ability_list
 from pipeline.store import build_frames
 from schemas import Ability, Datasheet, ModelProfile, Points, Weapon
+from schemas.records import Record
 
 
-def _frames(stealth: bool) -> Dataset:
-    ds = Dataset()
-    for sheet in ("shooter", "target"):
-        ds.add(Datasheet(datasheet_id=sheet, source_id="t", faction="Test", name=sheet))
-    ds.add(
+def _dataset(stealth: bool) -> Dataset:
+    records: list[Record] = [
+        Datasheet(datasheet_id=sheet, source_id="t", faction="Test", name=sheet) for sheet in ("shooter", "target")
+    ]
+    records.append(
         ModelProfile(
             profile_id="target:1",
             datasheet_id="target",
@@ -29,10 +30,10 @@ def _frames(stealth: bool) -> Dataset:
         )
     )
     if stealth:
-        ds.add(Ability(datasheet_id="target", name="Stealth", kind="core"))
+        records.append(Ability(datasheet_id="target", name="Stealth", kind="core"))
     typed = parse_ability_list("")
     for kind, rng in (("ranged", 24), ("melee", None)):
-        ds.add(
+        records.append(
             Weapon(
                 weapon_id=f"w-{kind}",
                 datasheet_id="shooter",
@@ -47,14 +48,13 @@ def _frames(stealth: bool) -> Dataset:
                 typed_abilities=typed,
             )
         )
-    ds.add(Points(datasheet_id="shooter", models=1, cost=100))
-    ds.extend(load_reference_profiles())
-    return ds
+    records.append(Points(datasheet_id="shooter", models=1, cost=100))
+    return reference_stage(Dataset(records)).dataset
 
 
 @pytest.mark.parametrize(("stealth", "ranged_hits"), [(False, 10 * 4 / 6), (True, 10 * 3 / 6)])
 def test_stealth_from_the_datasheets_abilities_costs_ranged_hits_only(stealth: bool, ranged_hits: float) -> None:
-    frames = build_frames(_frames(stealth))
+    frames = build_frames(_dataset(stealth))
     assert targets_of(frames).filter(profile_id="target:1")["stealth"].to_list() == [stealth]
     matrix = damage_stage(frames).matrix("default", profile_ids=["target:1"])
     hits = dict(zip(matrix["weapon_id"].cast(str), matrix["hits"], strict=True))
@@ -64,6 +64,15 @@ def test_stealth_from_the_datasheets_abilities_costs_ranged_hits_only(stealth: b
 
 
 def test_reference_profiles_are_targets_without_stealth() -> None:
-    targets = targets_of(build_frames(_frames(False)))
+    targets = targets_of(build_frames(_dataset(False)))
     refs = targets.filter(targets["profile_id"].str.starts_with("ref:"))
     assert refs.height == 8 and not refs["stealth"].any()
+
+
+def test_damage_stage_leaves_its_frames_as_they_were() -> None:
+    frames = build_frames(_dataset(True))
+    before = {name: frame.clone() for name, frame in frames.items()}
+    computation = damage_stage(frames)
+    assert computation.cells == 2 * (1 + 8) * 5
+    assert frames.keys() == before.keys()
+    assert all(frames[name].equals(before[name]) for name in before)

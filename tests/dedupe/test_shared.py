@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from pipeline.dataset import Dataset
 from pipeline.dedupe import merge_shared_records
 from pipeline.dedupe.stage import dedupe_stage
@@ -55,8 +57,8 @@ def test_tables_outside_the_shared_list_are_never_merged() -> None:
 
 
 def test_dedupe_stage_on_the_seeds() -> None:
-    dataset = Dataset(seed_records())
-    report = dedupe_stage(dataset)
+    deduped = dedupe_stage(Dataset(seed_records()))
+    report = deduped.report.as_dict()
     assert {k: report[k] for k in ("blocks_seen", "distinct_rules", "variants", "conflicts")} == {
         "blocks_seen": 174,
         "distinct_rules": 108,
@@ -64,5 +66,28 @@ def test_dedupe_stage_on_the_seeds() -> None:
         "conflicts": 0,
     }
     assert report["collapsed"] == {"stratagems": 17, "detachment_abilities": 0}
-    counts = dataset.counts()
+    assert report["conflict_details"] == []
+    counts = deduped.dataset.counts()
     assert (counts["stratagems"], counts["rules"], counts["rule_occurrences"]) == (52, 108, 174)
+
+
+def test_dedupe_stage_leaves_its_input_as_it_was() -> None:
+    records = seed_records()
+    dataset = Dataset(records)
+    before = {name: (rows, copy.deepcopy(rows)) for name, rows in dataset.tables()}
+    deduped = dedupe_stage(dataset)
+    assert len(deduped.dataset.records(Stratagem)) == 52
+    assert dataset.counts()["stratagems"] == 69 and "rules" not in dataset.counts()
+    for name, rows in dataset.tables():
+        same, copied = before[name]
+        assert rows is same and rows == copied, name  # same record objects, none changed
+
+
+def test_conflict_details_name_the_dropped_value_and_its_source() -> None:
+    first = Stratagem(stratagem_id="strat:x:y", name="Y", cp=1, source_id="a")
+    second = Stratagem(stratagem_id="strat:x:y", name="Y", cp=2, source_id="b")
+    report = dedupe_stage(Dataset([first, second])).report.as_dict()
+    assert (report["collapsed"]["stratagems"], report["conflicts"]) == (1, 1)
+    assert report["conflict_details"] == [
+        {"table": "stratagems", "key": ["strat:x:y"], "field": "cp", "kept": 1, "dropped": 2, "dropped_source": "b"}
+    ]

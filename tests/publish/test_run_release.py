@@ -201,7 +201,19 @@ def test_quality_results_and_data_docs_are_in_the_release(good_release: Publishe
     summary = json.loads((quality / "summary.json").read_text())
     assert summary["passed"] is True and summary["critical_failures"] == 0
     assert (quality / "docs" / "index.html").is_file()
-    assert good_run.reports["quality"]["expectations"] == summary["expectations"]
+    assert good_run.reports.quality.as_dict()["expectations"] == summary["expectations"]
+
+
+def test_the_damage_matrix_is_stored_before_the_gate_and_passes_it(
+    good_release: Published, good_run: RunResult
+) -> None:
+    """Real rows (the seeds and a slice of the Wahapedia export): every cell summarised, no check failed."""
+    summary = json.loads((good_release.release / "quality" / "summary.json").read_text())
+    matrix = summary["tables"]["damage_matrix"]
+    assert (matrix["status"], matrix["rows"]) == ("ok", good_run.row_counts["damage_matrix"])
+    assert len(matrix["expectations"]) == 7 and all(e["success"] for e in matrix["expectations"])
+    manifest = json.loads((good_release.release / "manifest.json").read_text())
+    assert manifest["reports"]["damage_matrix_in_duckdb"] == "table"
 
 
 def test_no_wall_clock_date_is_written_into_the_release(good_release: Published) -> None:

@@ -20,6 +20,7 @@ from pipeline import config
 from pipeline.dataset import Dataset
 from pipeline.errors import QualityGateError
 from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.quality.report import QualitySummary
 from pipeline.quality.stage import quality_gate
 from pipeline.store.ddl import TABLE_MODELS, create_table_sql
 from pipeline.store.tables import records_frame, weapon_ability_rows
@@ -237,8 +238,8 @@ def store_release(records: list[Record], release: Path) -> Path:
     The store's integrity pass (`build_frames`) is left out on purpose: these tests
     check the gates on exactly the rows written here.
     """
-    dataset = Dataset(records)
-    dataset.extend(weapon_ability_rows(dataset.table("weapons")))
+    parsed = Dataset(records)
+    dataset = parsed.adding(weapon_ability_rows(parsed.records(Weapon)))
     release.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(release / config.DUCKDB_FILENAME))
     try:
@@ -277,7 +278,7 @@ def good_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def good_gate(good_release: Path) -> dict[str, Any]:
+def good_gate(good_release: Path) -> QualitySummary:
     """The pipeline's gate on the good release: Data Docs built, summary written."""
     return quality_gate(good_release)
 

@@ -86,10 +86,31 @@ def test_counts_and_gate() -> None:
         "1 critical quality gate(s) failed: weapons: expect_column_values_to_be_between(ap in [-6, 0]) "
         "failed on 1 of 10 rows, e.g. [{'weapon_id': 'w1', 'ap': 1}]"
     )
-    assert [f["expectation"] for f in report.manifest_summary()["failed"]] == [
+    manifest = report.manifest_summary()
+    assert [f.expectation for f in manifest.failed] == [
         "expect_column_values_to_be_between(ap in [-6, 0])",
         "expect_column_values_to_be_null(without_points)",
     ]
+    assert manifest.as_dict() == {
+        "passed": False,
+        "expectations": 3,
+        "critical_failures": 1,
+        "warnings": 1,
+        "failed": [
+            {
+                "table": "weapons",
+                "expectation": "expect_column_values_to_be_between(ap in [-6, 0])",
+                "severity": "critical",
+                "unexpected_count": 1,
+            },
+            {
+                "table": "datasheets",
+                "expectation": "expect_column_values_to_be_null(without_points)",
+                "severity": "warning",
+                "unexpected_count": 1,
+            },
+        ],
+    }
 
 
 def test_summary_file_is_byte_identical_across_writes(tmp_path: Path) -> None:

@@ -9,13 +9,13 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
 from pipeline import config
 from pipeline.quality.gx_runner import GxRunner
+from pipeline.quality.report import QualitySummary
 from pipeline.quality.suites import ExpectationSpec, SuiteSpec, list_expectations
 from tests.quality.conftest import LEFT_OUT, WARBOSS, WAZDAKKA, failures, summary
 
@@ -73,8 +73,8 @@ EXPECTED_BREAKS = {
 
 
 @pytest.mark.slow
-def test_good_store_passes_every_expectation(good_gate: dict[str, Any], good_release: Path) -> None:
-    assert good_gate == {
+def test_good_store_passes_every_expectation(good_gate: QualitySummary, good_release: Path) -> None:
+    assert good_gate.as_dict() == {
         "passed": True,
         "expectations": len(list_expectations()),
         "critical_failures": 0,
@@ -90,7 +90,7 @@ def test_good_store_passes_every_expectation(good_gate: dict[str, Any], good_rel
 
 
 @pytest.mark.slow
-def test_good_store_data_docs(good_gate: dict[str, Any], good_release: Path) -> None:
+def test_good_store_data_docs(good_gate: QualitySummary, good_release: Path) -> None:
     docs = good_release / "quality" / "docs"
     assert (docs / "index.html").is_file()
     pages = {p.stem for p in (docs / "expectations").glob("*.html")}

@@ -6,22 +6,55 @@ import json
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipeline import config
+from pipeline.quality.batches import summary_query
 from pipeline.quality.suites import SuiteFormatError, SuiteSpec, list_expectations, load_suite, load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE, TABLE_MODELS, table_schema
 from schemas.dice import DICE_PATTERN, parse_dice
 
 SUITES = load_suites()
 BY_TABLE = {s.table: s for s in SUITES}
+ROW_SUITES = [s for s in SUITES if s.summary_sql is None]
+SUMMARY_SUITES = [s for s in SUITES if s.summary_sql is not None]
+
+
+def _summary_columns(suite: SuiteSpec) -> list[str]:
+    """The summary's columns, from running its query on empty stand-ins of every table."""
+    con = duckdb.connect()
+    try:
+        return list(con.sql(summary_query(suite, present=set())).columns)
+    finally:
+        con.close()
 
 
 def test_one_suite_per_published_table() -> None:
-    assert set(BY_TABLE) == {m.TABLE for m in TABLE_MODELS}
+    assert set(BY_TABLE) == {m.TABLE for m in TABLE_MODELS} | {"damage_matrix"} == set(MODEL_BY_TABLE)
 
 
-@pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.table)
+def test_the_damage_matrix_is_checked_on_a_summary() -> None:
+    assert [s.table for s in SUMMARY_SUITES] == ["damage_matrix"]
+    assert BY_TABLE["damage_matrix"].summary_key == ("scenario",)
+
+
+@pytest.mark.parametrize("suite", SUMMARY_SUITES, ids=lambda s: s.table)
+def test_summary_columns_are_the_key_and_what_the_expectations_read(suite: SuiteSpec) -> None:
+    read = {e.kwargs["column"] for e in suite.expectations}
+    assert set(_summary_columns(suite)) == read | set(suite.summary_key) | {"cells"}
+
+
+@pytest.mark.parametrize("suite", SUMMARY_SUITES, ids=lambda s: s.table)
+def test_summary_query_reads_every_contract_column(suite: SuiteSpec) -> None:
+    """A summary suite cannot check the column set on the summary: its query names every contract column."""
+    sql = suite.summary_sql or ""
+    provenance = {"source_id", "line"}
+    for column in set(table_schema(MODEL_BY_TABLE[suite.table])) - provenance:
+        assert re.search(rf"\bm\.{column}\b", sql), column
+
+
+@pytest.mark.parametrize("suite", ROW_SUITES, ids=lambda s: s.table)
 def test_contract_columns_exist_in_the_table_schema(suite: SuiteSpec) -> None:
     published = set(table_schema(MODEL_BY_TABLE[suite.table]))
     column_sets = [e.kwargs["column_set"] for e in suite.expectations if "column_set" in e.kwargs]
@@ -29,7 +62,7 @@ def test_contract_columns_exist_in_the_table_schema(suite: SuiteSpec) -> None:
     assert set(column_sets[0]) <= published
 
 
-@pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.table)
+@pytest.mark.parametrize("suite", ROW_SUITES, ids=lambda s: s.table)
 def test_expectations_read_published_or_derived_columns(suite: SuiteSpec) -> None:
     known = set(table_schema(MODEL_BY_TABLE[suite.table])) | set(suite.derived_columns)
     for expectation in suite.expectations:
@@ -47,9 +80,10 @@ def test_every_derived_column_is_checked(suite: SuiteSpec) -> None:
 
 
 def test_primary_keys_are_checked_for_uniqueness() -> None:
-    # Quarantine is a log: one input line may leave two fragments with the same reason.
+    # Quarantine is a log: one input line may leave two fragments with the same reason. The damage
+    # matrix is a cross join of unique ids (see expectations/README.md): its key is not re-counted.
     for table, suite in BY_TABLE.items():
-        if table == "quarantine":
+        if table in ("quarantine", "damage_matrix"):
             continue
         key = MODEL_BY_TABLE[table].KEY
         checks = [
@@ -145,6 +179,11 @@ def test_suite_files_are_gx_suite_documents() -> None:
                 "expectations": [{"type": "unique", "meta": {"severity": "warning"}}],
             },
             "valid type",
+        ),
+        ({"name": "x", "meta": {"table": "x", "summary": "x.sql"}, "expectations": []}, "meta.summary must be"),
+        (
+            {"name": "x", "meta": {"table": "x", "summary": {"sql": "gone.sql", "key": ["k"]}}, "expectations": []},
+            "cannot read summary query",
         ),
     ],
 )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 from pipeline.dataset import Dataset
 from pipeline.reconcile.matching import resolve_units
 from pipeline.reconcile.stage import reconcile_stage
-from schemas.records import Datasheet, Record
-from tests.reconcile.builders import members, sheet
+from schemas.records import Datasheet, ModelProfile, Record, Unit
+from tests.reconcile.builders import members, points, profile, sheet, statline
 
 
 def _units(*records: Record) -> dict[frozenset[str], tuple[str, str]]:
@@ -79,14 +81,35 @@ def test_stage_fills_unit_ids_and_is_independent_of_input_order() -> None:
         sheet("page_export", "Orks", "Boyz"), sheet("wahapedia_csv", "Orks", "Boyz"),
         sheet("bsdata", "Orks", "Boyz", source_id="bsdata:Orks.cat"), sheet("wahapedia_csv", "Orks", "Gretchin"),
     ]  # fmt: skip
-    forward, backward = Dataset(records), Dataset(reversed(records))
-    report = reconcile_stage(forward)
-    reconcile_stage(backward)
+    forward = reconcile_stage(Dataset(records))
+    backward = reconcile_stage(Dataset(reversed(records)))
 
     def ids(dataset: Dataset) -> dict[str, str | None]:
-        return {s.datasheet_id: s.unit_id for s in dataset.table("datasheets") if isinstance(s, Datasheet)}
+        return {s.datasheet_id: s.unit_id for s in dataset.records(Datasheet)}
 
-    assert ids(forward) == ids(backward)
-    assert set(ids(forward).values()) == {"unit:orks:boyz", "unit:orks:gretchin"}
-    assert (report["units"], report["units_by_source_count"]) == (2, {1: 1, 3: 1})
-    assert len(forward.table("units")) == 2
+    assert ids(forward.dataset) == ids(backward.dataset)
+    assert set(ids(forward.dataset).values()) == {"unit:orks:boyz", "unit:orks:gretchin"}
+    assert (forward.report.units, forward.report.units_by_source_count) == (2, {1: 1, 3: 1})
+    assert len(forward.dataset.records(Unit)) == 2
+
+
+def test_stage_leaves_its_input_as_it_was() -> None:
+    """The stage sets unit ids and fills the page's statline in a new dataset, not in the one it was given."""
+    page, wh = sheet("page_export", "Orks", "Boss"), sheet("wahapedia_csv", "Orks", "Boss")
+    records: list[Record] = [page, wh, profile(page, invuln=6), statline(wh), points(wh, 1, 80)]
+    dataset = Dataset(records)
+    before = {name: (rows, copy.deepcopy(rows)) for name, rows in dataset.tables()}
+    reconciled = reconcile_stage(dataset)
+    filled = next(p for p in reconciled.dataset.records(ModelProfile) if p.datasheet_id == page.datasheet_id)
+    assert (filled.toughness, filled.invuln, filled.stats_from) == (
+        4,
+        6,
+        f"{wh.source_id}: movement, toughness, save, wounds, leadership, oc",
+    )
+    assert {s.unit_id for s in reconciled.dataset.records(Datasheet)} == {"unit:orks:boss"}
+    assert dataset.records(ModelProfile)[0].toughness is None
+    assert {s.unit_id for s in dataset.records(Datasheet)} == {None}
+    assert sorted(name for name, _ in dataset.tables()) == ["datasheets", "model_profiles", "points"]
+    for name, rows in dataset.tables():
+        same, copied = before[name]
+        assert rows is same and rows == copied, name

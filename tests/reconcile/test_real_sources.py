@@ -33,21 +33,19 @@ INVOCATUS = "unit:world-eaters:lord-invocatus"
 
 @pytest.fixture(scope="module")
 def reconciled(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path) -> tuple[Dataset, dict[str, Any]]:
-    dataset = read_inputs([pages_dir, wahapedia_dir, bsdata_dir])
-    return dataset, reconcile_stage(dataset)
+    staged = reconcile_stage(read_inputs([pages_dir, wahapedia_dir, bsdata_dir]))
+    return staged.dataset, staged.report.as_dict()
 
 
 def _sheets(dataset: Dataset, name: str, fmt: str | None = None, faction: str | None = None) -> list[Datasheet]:
     """Datasheets of that name (spelling folded), optionally of one format and faction."""
-    found = [s for s in dataset.table("datasheets") if isinstance(s, Datasheet) and name_key(s.name) == name_key(name)]
+    found = [s for s in dataset.records(Datasheet) if name_key(s.name) == name_key(name)]
     found = [s for s in found if fmt is None or s.source_id.startswith(fmt + ":")]
     return [s for s in found if faction is None or name_key(s.faction) == name_key(faction)]
 
 
 def _conflicts(dataset: Dataset, unit_id: str) -> dict[str, SourceConflict]:
-    return {
-        c.field: c for c in dataset.table("source_conflicts") if isinstance(c, SourceConflict) and c.unit_id == unit_id
-    }
+    return {c.field: c for c in dataset.records(SourceConflict) if c.unit_id == unit_id}
 
 
 def test_lord_invocatus_is_one_unit_across_three_sources(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
@@ -80,21 +78,21 @@ def test_juggernauts_bladed_horn_is_the_bladed_horn(reconciled: tuple[Dataset, d
 
 def test_golden_record_and_page_statline_filled(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
     dataset = reconciled[0]
-    unit = next(u for u in dataset.table("units") if isinstance(u, Unit) and u.unit_id == INVOCATUS)
+    unit = next(u for u in dataset.records(Unit) if u.unit_id == INVOCATUS)
     stats = ("movement", "toughness", "save", "invuln", "wounds", "leadership", "oc")
     assert [getattr(unit, s) for s in stats] == [10, 6, 3, 4, 8, 6, 2]
     assert (unit.points, unit.points_models, unit.sources[0]) == (110, 1, BS_WE)
     assert unit.provenance["points"].startswith(f"{BS_WE} (freshest source (2026-06-01")
-    page = next(p for p in dataset.table("model_profiles") if isinstance(p, ModelProfile) and p.source_id == PAGE)
+    page = next(p for p in dataset.records(ModelProfile) if p.source_id == PAGE)
     assert [getattr(page, s) for s in stats] == [10, 6, 3, 4, 8, 6, 2]
     assert page.stats_from == f"{BS_WE}: movement, toughness, save, invuln, wounds, leadership, oc"
 
 
 def test_every_datasheet_has_a_unit_and_every_unit_a_golden_record(reconciled: tuple[Dataset, dict[str, Any]]) -> None:
     dataset, report = reconciled
-    unit_ids = {s.unit_id for s in dataset.table("datasheets") if isinstance(s, Datasheet)}
+    unit_ids = {s.unit_id for s in dataset.records(Datasheet)}
     assert None not in unit_ids
-    assert unit_ids == {u.unit_id for u in dataset.table("units") if isinstance(u, Unit)}
+    assert unit_ids == {u.unit_id for u in dataset.records(Unit)}
     assert report["units"] == len(unit_ids)
     assert report["profiles_filled"] == 3  # the three seed pages have no statline
 
@@ -137,6 +135,4 @@ def test_matched_pairs(reconciled: tuple[Dataset, dict[str, Any]], faction: str,
 )
 def test_unmatched_bsdata_units(reconciled: tuple[Dataset, dict[str, Any]], bsdata_name: str) -> None:
     (bs,) = _sheets(reconciled[0], bsdata_name, "bsdata")
-    assert [s for s in reconciled[0].table("datasheets") if isinstance(s, Datasheet) and s.unit_id == bs.unit_id] == [
-        bs
-    ]
+    assert [s for s in reconciled[0].records(Datasheet) if s.unit_id == bs.unit_id] == [bs]

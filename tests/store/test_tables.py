@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import duckdb
@@ -12,6 +13,7 @@ from pipeline.normalise.weapon_abilities import parse_ability_list
 from pipeline.store import build_frames, load_duckdb
 from pipeline.store.ddl import create_table_sql
 from schemas import Datasheet, ModelProfile, Source, Weapon
+from schemas.records import WeaponAbilityRow
 
 
 def _weapon(weapon_id: str, datasheet_id: str, line: int, damage: str = "1", abilities: str = "") -> Weapon:
@@ -35,26 +37,26 @@ def _weapon(weapon_id: str, datasheet_id: str, line: int, damage: str = "1", abi
 
 @pytest.fixture()
 def dataset() -> Dataset:
-    ds = Dataset()
-    ds.add(
-        Source(
-            source_id="t:1",
-            format="page_export",
-            path="t",
-            sha256="0" * 64,
-            rows_in=6,
-            rows_curated=6,
-            rows_quarantined=0,
-        )
+    return Dataset(
+        [
+            Source(
+                source_id="t:1",
+                format="page_export",
+                path="t",
+                sha256="0" * 64,
+                rows_in=6,
+                rows_curated=6,
+                rows_quarantined=0,
+            ),
+            Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1),
+            ModelProfile(profile_id="p1", datasheet_id="d1", name="Boy", toughness=5, save=5, wounds=1),
+            _weapon("w1", "d1", 2, abilities="sustained hits 1, anti-infantry 4+"),
+            _weapon("w1", "d1", 3, abilities="sustained hits 1, anti-infantry 4+"),  # same content
+            _weapon("w2", "d1", 4, damage="2"),
+            _weapon("w2", "d1", 5, damage="D3"),  # same key, other content
+            _weapon("w3", "missing", 6, abilities="lethal hits"),  # orphan
+        ]
     )
-    ds.add(Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1))
-    ds.add(ModelProfile(profile_id="p1", datasheet_id="d1", name="Boy", toughness=5, save=5, wounds=1))
-    ds.add(_weapon("w1", "d1", 2, abilities="sustained hits 1, anti-infantry 4+"))
-    ds.add(_weapon("w1", "d1", 3, abilities="sustained hits 1, anti-infantry 4+"))  # same content
-    ds.add(_weapon("w2", "d1", 4, damage="2"))
-    ds.add(_weapon("w2", "d1", 5, damage="D3"))  # same key, other content
-    ds.add(_weapon("w3", "missing", 6, abilities="lethal hits"))  # orphan
-    return ds
 
 
 def test_duplicates_collapse_or_quarantine_and_orphans_cascade(dataset: Dataset) -> None:
@@ -70,6 +72,20 @@ def test_duplicates_collapse_or_quarantine_and_orphans_cascade(dataset: Dataset)
     assert sorted(frames["weapon_abilities"]["ability"].to_list()) == ["anti", "sustained_hits"]
     source = frames["sources"].row(0, named=True)
     assert (source["rows_curated"], source["rows_quarantined"]) == (4, 2)
+
+
+def test_integrity_leaves_its_dataset_as_it_was(dataset: Dataset) -> None:
+    """`weapon_abilities` rows are derived from the weapons into the frames, not into the dataset."""
+    parsed_row = WeaponAbilityRow(weapon_id="w2", ability="other", raw="waaagh!", source_id="t:1", line=4)
+    given = dataset.adding([parsed_row])
+    before = {name: (rows, copy.deepcopy(rows)) for name, rows in given.tables()}
+    frames = build_frames(given)
+    assert sorted(frames["weapon_abilities"]["ability"].to_list()) == ["anti", "other", "sustained_hits"]
+    assert given.records(WeaponAbilityRow) == (parsed_row,)
+    assert "quarantine" not in given.counts()  # the rows moved to quarantine went to the frame only
+    for name, rows in given.tables():
+        same, copied = before[name]
+        assert rows is same and rows == copied, name
 
 
 def test_loaded_duckdb_enforces_keys(dataset: Dataset, tmp_path: Path) -> None:
@@ -98,12 +114,15 @@ def test_ddl_declares_keys_and_references() -> None:
 def test_null_key_columns_and_provenance_keys_are_kept(tmp_path: Path) -> None:
     from schemas import Keyword, RuleOccurrence
 
-    ds = Dataset()
-    ds.add(Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1))
-    ds.add(Keyword(datasheet_id="d1", keyword="infantry", source_id="t:1", line=2))
-    ds.add(Keyword(datasheet_id="d1", keyword="orks", is_faction=True, source_id="t:1", line=3))
-    ds.add(RuleOccurrence(rule_id="r1", source_id="t:1", line=4))
-    ds.add(RuleOccurrence(rule_id="r1", source_id="t:1", line=9))
+    ds = Dataset(
+        [
+            Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1),
+            Keyword(datasheet_id="d1", keyword="infantry", source_id="t:1", line=2),
+            Keyword(datasheet_id="d1", keyword="orks", is_faction=True, source_id="t:1", line=3),
+            RuleOccurrence(rule_id="r1", source_id="t:1", line=4),
+            RuleOccurrence(rule_id="r1", source_id="t:1", line=9),
+        ]
+    )
     frames = build_frames(ds)
     assert frames["keywords"]["keyword"].to_list() == ["INFANTRY", "ORKS"]
     assert frames["rule_occurrences"].height == 0  # no rules table: orphans

@@ -1,0 +1,91 @@
+"""The store stage: the damage matrix is written and held by DuckDB (table or view) before any gate runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+
+from pipeline import config
+from pipeline.damage.reference import reference_stage
+from pipeline.damage.stage import damage_stage
+from pipeline.dataset import Dataset
+from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.store import build_frames, open_store, store_stage
+from pipeline.store.load import DAMAGE_TABLE_MAX_ROWS, attach_damage_matrix, load_duckdb
+from schemas import Datasheet, ModelProfile, Points, Weapon
+
+SCENARIOS = ["charged", "cover", "default", "half_range", "stationary"]
+
+
+def _dataset() -> Dataset:
+    typed = parse_ability_list("sustained hits 1")
+    records = [
+        Datasheet(datasheet_id="d1", source_id="t:1", faction="Orks", name="Boyz", line=1),
+        ModelProfile(profile_id="p1", datasheet_id="d1", name="Boy", toughness=5, save=5, wounds=1, unit_size=10),
+        Points(datasheet_id="d1", models=10, cost=80, source_id="t:1", line=2),
+        *[
+            Weapon(
+                weapon_id=f"w{n}",
+                datasheet_id="d1",
+                name=f"Shoota {n}",
+                kind="ranged",
+                range_inches=18,
+                attacks=str(n),
+                skill=5,
+                strength=4,
+                ap=0,
+                damage="1",
+                abilities=[a.normalised for a in typed],
+                typed_abilities=typed,
+            )
+            for n in (2, 3)
+        ],
+    ]
+    return reference_stage(Dataset(records)).dataset
+
+
+def test_store_stage_holds_the_matrix_as_a_table_with_its_views(tmp_path: Path) -> None:
+    frames = build_frames(_dataset())
+    damage = damage_stage(frames)
+    before = {name: frame.clone() for name, frame in frames.items()}
+    blocks = {name: block.copy() for name, block in damage.blocks.items()}
+    report = store_stage(frames, damage, tmp_path)
+    cells = 2 * (1 + 8) * 5  # 2 weapons x (1 model + 8 reference profiles) x 5 scenarios
+    assert (report.damage_matrix_in_duckdb, report.damage_cells) == ("table", cells)
+    assert report.as_dict() == {"damage_matrix_in_duckdb": "table"}
+    parts = sorted(p.parent.name for p in (tmp_path / "damage_matrix").glob("*/part-0.parquet"))
+    assert parts == [f"scenario={s}" for s in SCENARIOS]
+    with open_store(tmp_path / config.DUCKDB_FILENAME) as con:
+        assert con.execute("SELECT count(*) FROM damage_matrix").fetchone() == (cells,)
+        # Sustained Hits 1, BS 5+: 3 attacks x (2/6 + 1/6 x 1) = 1.5 hits
+        hits = con.execute("SELECT hits FROM damage_matrix WHERE weapon_id = 'w3' AND scenario = 'default'").fetchall()
+        assert {round(h, 9) for (h,) in hits} == {1.5}
+        assert con.execute("SELECT count(*) FROM v_weapon_vs_reference").fetchone() == (2 * 8 * 5,)
+    assert all(frames[name].equals(before[name]) for name in before)  # inputs as they were
+    assert all(np.array_equal(damage.blocks[name], blocks[name]) for name in blocks)
+
+
+def test_a_large_matrix_is_a_view_that_resolves_beside_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frames = build_frames(_dataset())
+    damage = damage_stage(frames)
+    release = tmp_path / "release"
+    release.mkdir()
+    damage.write_parquet(release)
+    load_duckdb(frames, release / config.DUCKDB_FILENAME)
+    assert attach_damage_matrix(release / config.DUCKDB_FILENAME, DAMAGE_TABLE_MAX_ROWS + 1) == "view"
+    monkeypatch.chdir(tmp_path)  # not the release folder: the view must still find its Parquet
+    with open_store(release / config.DUCKDB_FILENAME) as con:
+        assert con.execute("SELECT count(*) FROM damage_matrix").fetchone() == (damage.cells,)
+        kinds = con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = 'damage_matrix'")
+        assert kinds.fetchall() == [("VIEW",)]
+    bare = duckdb.connect(str(release / config.DUCKDB_FILENAME), read_only=True)
+    try:
+        with pytest.raises(duckdb.Error):
+            bare.execute("SELECT count(*) FROM damage_matrix")  # without the search path it does not
+    finally:
+        bare.close()
