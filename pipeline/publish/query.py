@@ -49,6 +49,7 @@ def open_release(release: Path, limits: SqlLimits | None = None) -> duckdb.DuckD
     folder = resolve_release(release)
     con = duckdb.connect(str(folder / config.DUCKDB_FILENAME), read_only=True, config=_startup_config(limits))
     try:
+        con.execute("SET enable_progress_bar = false")  # a client setting: results only, never a bar
         con.execute("SET enable_external_access = false")
         register_damage_matrix(con, folder)
         con.execute("SET lock_configuration = true")

@@ -58,7 +58,6 @@ def run_quality(
     if docs_dir is not None:
         shutil.rmtree(docs_dir, ignore_errors=True)
     runner = GxRunner(docs_dir)
-    con.execute("SET enable_progress_bar = false")  # the damage matrix summary takes seconds: no bar on stdout
     present = existing_tables(con)
     tables = [_check_table(runner, con, suite, present) for suite in load_suites(suites_dir)]
     if runner.build_docs() is not None and docs_dir is not None:

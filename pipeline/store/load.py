@@ -52,6 +52,7 @@ def open_store(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A store opened read-only, the damage matrix view's Parquet resolving beside it (path bound)."""
     con = duckdb.connect(str(db_path), read_only=True)
     try:
+        con.execute("SET enable_progress_bar = false")  # the matrix summary takes seconds: no bar on stdout
         with searchable(db_path.parent) as folder:
             con.execute("SET file_search_path = ?", [folder])
             yield con
