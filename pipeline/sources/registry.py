@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pipeline.dataset import Dataset
-from pipeline.sources import detect_format
+from pipeline.errors import InputFormatError
+from pipeline.sources import bsdata, detect_format, page, wahapedia
 from schemas.records import Record, Source, SourceFormat
 
-#: format -> module holding its `parse(path)`.
-PARSER_MODULES: dict[SourceFormat, str] = {
-    "page_export": "pipeline.sources.page_export",
-    "wahapedia_csv": "pipeline.sources.wahapedia_csv",
-    "bsdata": "pipeline.sources.bsdata_xml",
+Parser = Callable[[Path], Iterator[Record]]
+
+#: format -> its subpackage's `parse(path)`.
+PARSERS: dict[SourceFormat, Parser] = {
+    "page_export": page.parse,
+    "wahapedia_csv": wahapedia.parse,
+    "bsdata": bsdata.parse,
 }
-
-
-def parser_for(fmt: SourceFormat) -> Callable[[Path], Iterator[Record]]:
-    module = importlib.import_module(PARSER_MODULES[fmt])
-    parse: Callable[[Path], Iterator[Record]] = module.parse
-    return parse
 
 
 def expand(path: Path, fmt: SourceFormat) -> list[Path]:
@@ -38,7 +34,7 @@ def default_inputs(raw_dir: Path) -> list[Path]:
         if child.is_dir() and any(child.iterdir()):
             try:
                 detect_format(child)
-            except Exception:
+            except InputFormatError:
                 continue
             found.append(child)
     return found
@@ -68,7 +64,7 @@ def read_inputs(paths: Sequence[Path]) -> Dataset:
     dataset = Dataset()
     for path in paths:
         fmt = detect_format(path)
-        parse = parser_for(fmt)
+        parse = PARSERS[fmt]
         for item in expand(path, fmt):
             dataset.extend(_portable(record, path) for record in parse(item))
     return dataset

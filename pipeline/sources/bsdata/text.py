@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from pipeline.normalise.text import collapse_ws, fold_quotes
-from pipeline.sources.bsdata_index import Element, children
+from pipeline.sources.bsdata.index import Element, children
 from schemas.records import InvulnCondition
 
 _MARKUP_RE = re.compile(r"\^\^|\*\*")

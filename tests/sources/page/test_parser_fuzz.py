@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.sources.page_export import INTERNAL_ERROR, INVALID_UTF8, PageParse, parse_page_bytes, parse_page_text
+from pipeline.sources.page.parser import INTERNAL_ERROR, INVALID_UTF8, PageParse, parse_page_bytes, parse_page_text
 from schemas.records import QuarantineRow
 from tests.conftest import AVENGER, INVOCATUS, WAZDAKKA
 

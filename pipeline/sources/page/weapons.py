@@ -20,8 +20,8 @@ from pipeline.normalise.weapon_abilities import (
     parse_ability_list,
     parse_weapon_ability,
 )
-from pipeline.sources.page_context import PageContext
-from pipeline.sources.page_lines import Fragment
+from pipeline.sources.page.context import PageContext
+from pipeline.sources.page.lines import Fragment
 from schemas.records import Weapon, WeaponAbilityRow
 from schemas.weapon_abilities import WeaponAbility
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import InputFormatError
-from pipeline.sources.bsdata_xml import BsdataParser, parse
+from pipeline.sources.bsdata.parser import BsdataParser, parse
 from schemas.records import (
     Ability,
     Datasheet,
@@ -25,7 +25,7 @@ from schemas.records import (
     Weapon,
 )
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bsdata"
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures" / "bsdata"
 ARMY = FIXTURES / "army"
 BROKEN = FIXTURES / "broken"
 

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from pipeline.sources.page_lines import Fragment, Ledger
+from pipeline.sources.page.lines import Fragment, Ledger
 from schemas.records import QuarantineRow, Record
 
 R = TypeVar("R")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.sources.page_export import PageParse, parse, parse_page
+from pipeline.sources.page.parser import PageParse, parse, parse_page
 from schemas.records import Record
 from tests.conftest import AVENGER, INVOCATUS, WAZDAKKA
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from pipeline.sources.bsdata_index import Catalogue, Element, Scope
-from pipeline.sources.bsdata_text import clean_name
-from pipeline.sources.bsdata_walk import ProfileHit
+from pipeline.sources.bsdata.index import Catalogue, Element, Scope
+from pipeline.sources.bsdata.text import clean_name
+from pipeline.sources.bsdata.walk import ProfileHit
 from schemas.records import QuarantineRow
 
 STAGE = "parse"

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline import config
-from pipeline.sources.wahapedia_csv import parse
+from pipeline.sources.wahapedia.parser import parse
 from schemas.records import (
     Ability,
     Datasheet,
@@ -33,7 +33,7 @@ from schemas.records import (
 )
 from schemas.weapon_abilities import Anti, Other, RapidFire, SustainedHits
 
-BROKEN = Path(__file__).parent.parent / "fixtures" / "wahapedia" / "broken"
+BROKEN = Path(__file__).parent.parent.parent / "fixtures" / "wahapedia" / "broken"
 
 
 class Export:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from pipeline.sources.page_patterns import CATEGORY_WORDS
+from pipeline.sources.page.patterns import CATEGORY_WORDS
 from tests.conftest import AVENGER, INVOCATUS, WAZDAKKA
-from tests.sources.test_page_export import SEEDS, parsed, table
+from tests.sources.page.test_parser import SEEDS, parsed, table
 
 # Stratagem list entries per seed and per detachment (file lines 32-151 / 26-76 / 25-95).
 STRATAGEM_LIST = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.sources.bsdata_index import Catalogue, Element, Scope, children, is_hidden, local_name
+from pipeline.sources.bsdata.index import Catalogue, Element, Scope, children, is_hidden, local_name
 
 UNIT_PROFILE = "unit"
 POINTS_COST = "pts"

@@ -20,10 +20,8 @@ from pathlib import Path
 
 from pipeline import config
 from pipeline.runtime import cyclic_gc_paused
-from pipeline.sources import wahapedia_details as details
-from pipeline.sources import wahapedia_rules as rules
-from pipeline.sources import wahapedia_units as units
-from pipeline.sources.wahapedia_tables import Table, missing_file_record, read_table, source_record
+from pipeline.sources.wahapedia import details, rules, units
+from pipeline.sources.wahapedia.tables import Table, missing_file_record, read_table, source_record
 from schemas.records import Record
 
 FILES: tuple[str, ...] = config.WAHAPEDIA_FILES

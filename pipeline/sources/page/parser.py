@@ -24,19 +24,19 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.sources.page_context import PageContext
-from pipeline.sources.page_glossary import Block, classify, find_blocks, rule_block, split_glossary
-from pipeline.sources.page_lines import Ledger, decode_lines
-from pipeline.sources.page_segments import Segments, segment
-from pipeline.sources.page_sheet import (
+from pipeline.sources.page.context import PageContext
+from pipeline.sources.page.glossary import Block, classify, find_blocks, rule_block, split_glossary
+from pipeline.sources.page.lines import Ledger, decode_lines
+from pipeline.sources.page.segments import Segments, segment
+from pipeline.sources.page.sheet import (
     emit_datasheet,
     emit_detachment_abilities,
     faction_rule_names,
     parse_sections,
     read_header,
 )
-from pipeline.sources.page_stratagems import emit_stratagems, merge_page, read_block
-from pipeline.sources.page_weapons import ability_vocabulary
+from pipeline.sources.page.stratagems import emit_stratagems, merge_page, read_block
+from pipeline.sources.page.weapons import ability_vocabulary
 from schemas.records import ModelProfile, QuarantineRow, Record, Source
 
 FORMAT = "page_export"

@@ -24,9 +24,9 @@ from functools import partial
 
 from pipeline.ids import slug
 from pipeline.normalise.text import collapse_ws, fold_quotes
-from pipeline.sources.page_context import PageContext
-from pipeline.sources.page_lines import Fragment
-from pipeline.sources.page_patterns import BULLET_RE, POINTS_RE, named_ability_cuts
+from pipeline.sources.page.context import PageContext
+from pipeline.sources.page.lines import Fragment
+from pipeline.sources.page.patterns import BULLET_RE, POINTS_RE, named_ability_cuts
 from schemas.records import Ability, CompositionLine, Keyword, Points, WargearOption
 
 _CORE_PARAM = re.compile(r"^(?P<name>.+?)\s+(?P<param>\d*D\d+(?:\+\d+)?|\d+\+|\d+\"|\d+)$")

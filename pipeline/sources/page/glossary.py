@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.sources.page_context import PageContext
-from pipeline.sources.page_lines import Fragment
-from pipeline.sources.page_patterns import (
+from pipeline.sources.page.context import PageContext
+from pipeline.sources.page.lines import Fragment
+from pipeline.sources.page.patterns import (
     BULLET_RE,
     CATEGORY_WORDS,
     CP_RE,

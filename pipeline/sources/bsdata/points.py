@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
-from pipeline.sources.bsdata_index import Element, Scope, children, is_hidden, local_name
-from pipeline.sources.bsdata_walk import POINTS_COST
+from pipeline.sources.bsdata.index import Element, Scope, children, is_hidden, local_name
+from pipeline.sources.bsdata.walk import POINTS_COST
 
 _T = TypeVar("_T")
 _COUNT_CONDITIONS = {"atLeast": 0, "greaterThan": 1, "equalTo": 0}

@@ -16,8 +16,8 @@ from pipeline.normalise.derived import best_damage_reduction, best_fnp
 from pipeline.normalise.html import html_to_text, html_to_text_or_none
 from pipeline.normalise.text import parse_inches
 from pipeline.normalise.weapon_abilities import parse_ability_list
-from pipeline.sources.wahapedia_details import UnitFacts, known_datasheet
-from pipeline.sources.wahapedia_rows import (
+from pipeline.sources.wahapedia.details import UnitFacts, known_datasheet
+from pipeline.sources.wahapedia.rows import (
     clean,
     invuln_condition,
     invuln_note,
@@ -28,8 +28,8 @@ from pipeline.sources.wahapedia_rows import (
     parse_stat,
     ws_id,
 )
-from pipeline.sources.wahapedia_rules import Lookups
-from pipeline.sources.wahapedia_tables import Once, Row, Table, curate_rows
+from pipeline.sources.wahapedia.rules import Lookups
+from pipeline.sources.wahapedia.tables import Once, Row, Table, curate_rows
 from schemas.dice import Dice, parse_dice
 from schemas.records import Datasheet, ModelProfile, Record, Weapon
 from schemas.weapon_abilities import WeaponAbility

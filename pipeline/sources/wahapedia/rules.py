@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pipeline.normalise.html import html_to_text, html_to_text_or_none, structured_html_or_none
-from pipeline.sources.wahapedia_rows import (
+from pipeline.sources.wahapedia.rows import (
     clean,
     enhancement_cost,
     errata_date,
@@ -21,7 +21,7 @@ from pipeline.sources.wahapedia_rows import (
     split_stratagem,
     ws_id,
 )
-from pipeline.sources.wahapedia_tables import Once, Row, Table, curate_rows
+from pipeline.sources.wahapedia.tables import Once, Row, Table, curate_rows
 from schemas.records import (
     DatasheetDetachmentAbility,
     DatasheetEnhancement,

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from pipeline.ids import slug
-from pipeline.sources.page_context import PageContext
-from pipeline.sources.page_glossary import Block
-from pipeline.sources.page_lines import Fragment
-from pipeline.sources.page_patterns import CP_RE, LABEL_RE, NOTE_RE, SOURCE_TAG_RE, STRAT_TYPE_RE
-from pipeline.sources.page_segments import stratagem_group_length
+from pipeline.sources.page.context import PageContext
+from pipeline.sources.page.glossary import Block
+from pipeline.sources.page.lines import Fragment
+from pipeline.sources.page.patterns import CP_RE, LABEL_RE, NOTE_RE, SOURCE_TAG_RE, STRAT_TYPE_RE
+from pipeline.sources.page.segments import stratagem_group_length
 from schemas.records import DatasheetStratagem, Stratagem
 
 _FIELDS = {"WHEN": "when", "TARGET": "target", "EFFECT": "effect", "RESTRICTIONS": "restrictions"}

@@ -32,8 +32,8 @@ from pathlib import Path
 
 from pipeline.errors import InputFormatError
 from pipeline.ids import file_sha256
-from pipeline.sources.bsdata_frame import STAGE, UnitFrame, raw_xml, short_error
-from pipeline.sources.bsdata_index import (
+from pipeline.sources.bsdata.frame import STAGE, UnitFrame, raw_xml, short_error
+from pipeline.sources.bsdata.index import (
     SUFFIXES,
     BsdataFolder,
     Catalogue,
@@ -45,10 +45,10 @@ from pipeline.sources.bsdata_index import (
     load_folder,
     local_name,
 )
-from pipeline.sources.bsdata_points import model_range, points_tiers
-from pipeline.sources.bsdata_text import clean_name, rule_text
-from pipeline.sources.bsdata_units import UnitBuilder
-from pipeline.sources.bsdata_walk import LinkProblem, UnitContent, UnitWalker
+from pipeline.sources.bsdata.points import model_range, points_tiers
+from pipeline.sources.bsdata.text import clean_name, rule_text
+from pipeline.sources.bsdata.units import UnitBuilder
+from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
 from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source
 
 CURATED_TYPES = (Datasheet, RuleBlock)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pipeline.normalise.derived import AbilityText
 from pipeline.normalise.html import html_to_text, structured_html_or_none
-from pipeline.sources.wahapedia_rows import (
+from pipeline.sources.wahapedia.rows import (
     ability_kind,
     clean,
     model_scope,
@@ -24,8 +24,8 @@ from pipeline.sources.wahapedia_rows import (
     scope_matches,
     ws_id,
 )
-from pipeline.sources.wahapedia_rules import Lookups
-from pipeline.sources.wahapedia_tables import Once, Row, Table, curate_rows
+from pipeline.sources.wahapedia.rules import Lookups
+from pipeline.sources.wahapedia.tables import Once, Row, Table, curate_rows
 from schemas.records import Ability, CompositionLine, Keyword, LeaderLink, Points, Record, WargearOption
 
 _FLAGS = {"true": True, "false": False}

@@ -11,14 +11,14 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.ids import slug
-from pipeline.sources import page_sections as sections
-from pipeline.sources.page_context import PageContext
-from pipeline.sources.page_glossary import Block
-from pipeline.sources.page_lines import Fragment
-from pipeline.sources.page_patterns import BULLET_RE, EXAMPLE_RE, HEADER_RE
-from pipeline.sources.page_segments import Section
-from pipeline.sources.page_stratagems import Draft, parse_list
-from pipeline.sources.page_weapons import parse_weapon_table
+from pipeline.sources.page import sections
+from pipeline.sources.page.context import PageContext
+from pipeline.sources.page.glossary import Block
+from pipeline.sources.page.lines import Fragment
+from pipeline.sources.page.patterns import BULLET_RE, EXAMPLE_RE, HEADER_RE
+from pipeline.sources.page.segments import Section
+from pipeline.sources.page.stratagems import Draft, parse_list
+from pipeline.sources.page.weapons import parse_weapon_table
 from schemas.records import Datasheet, DatasheetDetachmentAbility, DetachmentAbility, ModelProfile
 
 _NEEDS_NOTHING = {"stratagems", "detachment_ability"}

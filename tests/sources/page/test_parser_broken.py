@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.sources.page_export import INVALID_UTF8, PageParse, parse_page, parse_page_text
-from pipeline.sources.page_sections import MALFORMED_POINTS
-from pipeline.sources.page_weapons import ability_vocabulary, split_weapon_name
+from pipeline.sources.page.parser import INVALID_UTF8, PageParse, parse_page, parse_page_text
+from pipeline.sources.page.sections import MALFORMED_POINTS
+from pipeline.sources.page.weapons import ability_vocabulary, split_weapon_name
 from tests.conftest import WAZDAKKA
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures" / "pages"
 
 
 def quarantine(result: PageParse) -> dict[int, str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.sources.page_lines import Fragment
-from pipeline.sources.page_patterns import (
+from pipeline.sources.page.lines import Fragment
+from pipeline.sources.page.patterns import (
     CP_RE,
     DETACHMENT_LINE_RE,
     HEADER_RE,

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 from pipeline.normalise.text import match_key
 from pipeline.normalise.weapon_abilities import parse_ability_list
-from pipeline.sources.bsdata_frame import UnitFrame, quarantine
-from pipeline.sources.bsdata_index import Element
-from pipeline.sources.bsdata_points import ModelRange, PointsTiers
-from pipeline.sources.bsdata_text import (
+from pipeline.sources.bsdata.frame import UnitFrame, quarantine
+from pipeline.sources.bsdata.index import Element
+from pipeline.sources.bsdata.points import ModelRange, PointsTiers
+from pipeline.sources.bsdata.text import (
     ap_value,
     characteristics,
     clean_name,
@@ -31,7 +31,7 @@ from pipeline.sources.bsdata_text import (
     stat_int,
     stat_plus,
 )
-from pipeline.sources.bsdata_walk import UNIT_PROFILE, ProfileHit, UnitContent, is_weapon_profile, type_name
+from pipeline.sources.bsdata.walk import UNIT_PROFILE, ProfileHit, UnitContent, is_weapon_profile, type_name
 from schemas.records import (
     Ability,
     Datasheet,
