@@ -45,7 +45,7 @@ def part_wahapedia() -> dict[str, Any]:
     def parse_and_publish() -> dict[str, float]:
         marks: dict[str, float] = {}
         start = time.perf_counter()
-        dataset = read_inputs([config.wahapedia_dir()])
+        dataset = read_inputs([config.wahapedia_dir()]).dataset
         marks["parse"] = time.perf_counter() - start
         frames = build_frames(dataset)
         marks["integrity"] = time.perf_counter() - start - sum(marks.values())
@@ -69,7 +69,7 @@ def part_bsdata() -> dict[str, Any]:
     from pipeline import config
     from pipeline.sources.registry import read_inputs
 
-    seconds, dataset = _median_time(lambda: read_inputs([config.bsdata_dir()]))
+    seconds, dataset = _median_time(lambda: read_inputs([config.bsdata_dir()]).dataset)
     return {"median_s": round(seconds, 3), "counts": dataset.counts(), "target_s": 20}
 
 
@@ -80,7 +80,7 @@ def part_quality() -> dict[str, Any]:
     from pipeline.sources.registry import read_inputs
     from pipeline.store import build_frames, load_duckdb
 
-    frames = build_frames(read_inputs([config.wahapedia_dir()]))
+    frames = build_frames(read_inputs([config.wahapedia_dir()]).dataset)
     with tempfile.TemporaryDirectory() as tmp:
         load_duckdb(frames, Path(tmp) / config.DUCKDB_FILENAME)
         start = time.perf_counter()
@@ -112,7 +112,7 @@ def part_reconcile() -> dict[str, Any]:
     from pipeline.sources.registry import read_inputs
 
     inputs = [config.RAW_PAGES_DIR, config.wahapedia_dir(), config.bsdata_dir()]
-    dataset = read_inputs(inputs)
+    dataset = read_inputs(inputs).dataset
     start = time.perf_counter()
     report = reconcile_stage(dataset)
     seconds = time.perf_counter() - start

@@ -38,9 +38,10 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
     """raw inputs -> sources -> dedupe -> reconcile -> store -> quality -> damage -> publish."""
     inputs = list(inputs) or default_inputs(config.RAW_DIR)
     with stage("parse inputs"):
-        dataset = read_inputs(inputs)
+        parsed = read_inputs(inputs)
+    dataset = parsed.dataset
     with stage("dedupe rules"):
-        reports: dict[str, Any] = {"dedupe": dedupe_stage(dataset)}
+        reports: dict[str, Any] = {"parse": parsed.report.as_dict(), "dedupe": dedupe_stage(dataset)}
     with stage("reconcile sources"):
         reports["reconcile"] = reconcile_stage(dataset)
     dataset.extend(load_reference_profiles())

@@ -1,16 +1,24 @@
-"""Read any mix of input paths into one Dataset, each with its format's parser."""
+"""Read any mix of input paths into one Dataset, each with its format's parser, and report on every file."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
 from pipeline.sources import bsdata, detect_format, page, wahapedia
+from pipeline.sources.report import ParseReport
 from schemas.records import Record, Source, SourceFormat
 
-Parser = Callable[[Path], Iterator[Record]]
+
+class Parser(Protocol):
+    """A format's `parse(path)`: its records; with a report, also one `FileReport` per file parsed."""
+
+    def __call__(self, path: Path, report: ParseReport | None = None, /) -> Iterator[Record]: ...
+
 
 #: format -> its subpackage's `parse(path)`.
 PARSERS: dict[SourceFormat, Parser] = {
@@ -59,12 +67,20 @@ def _portable(record: Record, input_path: Path) -> Record:
     return record
 
 
-def read_inputs(paths: Sequence[Path]) -> Dataset:
-    """Parse every input into one Dataset (formats detected per path)."""
-    dataset = Dataset()
+@dataclass(frozen=True)
+class ParseResult:
+    """Every input's records, and what parsing gave per file (`report.as_dict()` goes in the manifest)."""
+
+    dataset: Dataset
+    report: ParseReport
+
+
+def read_inputs(paths: Sequence[Path]) -> ParseResult:
+    """Parse every input into one Dataset (formats detected per path), with a report per file."""
+    dataset, report = Dataset(), ParseReport()
     for path in paths:
         fmt = detect_format(path)
         parse = PARSERS[fmt]
         for item in expand(path, fmt):
-            dataset.extend(_portable(record, path) for record in parse(item))
-    return dataset
+            dataset.extend(_portable(record, path) for record in parse(item, report))
+    return ParseResult(dataset, report)

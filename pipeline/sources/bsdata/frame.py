@@ -12,12 +12,11 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from pipeline.sources.accounting import MAX_RAW, clip, invalid_reason, quarantine_row
 from pipeline.sources.bsdata.index import Catalogue, Element, Scope
 from pipeline.sources.bsdata.text import clean_name
 from pipeline.sources.bsdata.walk import ProfileHit
 from schemas.records import QuarantineRow
-
-STAGE = "parse"
 
 
 @dataclass(frozen=True)
@@ -45,29 +44,19 @@ class UnitFrame:
         return self.line
 
 
-def short_error(exc: ValueError) -> str:
-    """First error of a ValidationError as `field: message`; the text of any other ValueError."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "value"
-        return f"{where}: {first.get('msg', '')}"
-    return str(exc)
-
-
-def raw_xml(element: Element, limit: int = 2000) -> str:
+def raw_xml(element: Element, limit: int = MAX_RAW) -> str:
+    """An element's XML as quarantined raw text, clipped to `limit` characters."""
     text: str = etree.tostring(element, encoding="unicode", with_tail=False)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return clip(text, limit)
 
 
-def quarantine(frame: UnitFrame, hit: ProfileHit, what: str, exc: ValueError) -> QuarantineRow:
-    """A profile that fails validation; named with its unit, as a shared profile fails once per unit."""
+def quarantine(frame: UnitFrame, hit: ProfileHit, table: str, exc: ValueError) -> QuarantineRow:
+    """A profile that cannot become a `table` record; named with its unit, as a shared profile fails once per unit."""
     name = clean_name(hit.profile.get("name")) or "?"
-    return QuarantineRow(
-        source_id=frame.source_id,
-        line=frame.line_of(hit.profile, hit.catalogue),
-        stage=STAGE,
-        reason=f"invalid {what} '{name}' of unit '{frame.unit_name}': {short_error(exc)}",
-        raw=raw_xml(hit.profile),
-        table=hit.profile.get("typeName"),
+    return quarantine_row(
+        frame.source_id,
+        frame.line_of(hit.profile, hit.catalogue),
+        invalid_reason(table, exc, f"profile '{name}' of unit '{frame.unit_name}'"),
+        raw_xml(hit.profile),
+        hit.profile.get("typeName"),
     )

@@ -25,14 +25,14 @@ What a file yields, and how it is accounted (`rows_in == rows_curated + rows_qua
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import InputFormatError
 from pipeline.ids import file_sha256
-from pipeline.sources.bsdata.frame import STAGE, UnitFrame, raw_xml, short_error
+from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row, record_table
+from pipeline.sources.bsdata.frame import UnitFrame, raw_xml
 from pipeline.sources.bsdata.index import (
     SUFFIXES,
     BsdataFolder,
@@ -49,27 +49,37 @@ from pipeline.sources.bsdata.points import model_range, points_tiers
 from pipeline.sources.bsdata.text import clean_name, rule_text
 from pipeline.sources.bsdata.units import UnitBuilder
 from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
+from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source
 
 CURATED_TYPES = (Datasheet, RuleBlock)
+#: Characters of a whole unit entry kept as its quarantined raw text (its opening names it).
+UNIT_EXCERPT = 500
+#: Characters of an unreadable file kept as its quarantined raw text.
+FILE_HEAD = 1000
 
 
 @dataclass
 class FileStats:
-    """What one file gave: record counts per table and what was skipped, for the run report."""
+    """What one file's walk skipped on purpose, and the catalogues it links that are not available."""
 
     source_id: str
-    records: Counter[str] = field(default_factory=Counter)
-    reasons: Counter[str] = field(default_factory=Counter)
     missing_catalogues: list[str] = field(default_factory=list)
     hidden_fragments: int = 0
     purchases_skipped: int = 0
     points_modifiers_skipped: int = 0
     non_unit_root_entries: int = 0
 
+    def counts(self) -> dict[str, int]:
+        return {
+            "hidden_fragments": self.hidden_fragments,
+            "purchases_skipped": self.purchases_skipped,
+            "points_modifiers_skipped": self.points_modifiers_skipped,
+            "non_unit_root_entries": self.non_unit_root_entries,
+        }
 
-def _reason_kind(reason: str) -> str:
-    return reason.split(":", 1)[0]
+    def notes(self) -> list[str]:
+        return [f"linked catalogue not available: {name}" for name in self.missing_catalogues]
 
 
 class _FileRun:
@@ -80,24 +90,25 @@ class _FileRun:
         self.root: Element = catalogue.root  # None only for unreadable files, which `run` handles first
         self.folder = folder
         self.stats = FileStats(catalogue.source_id)
-        self.curated = 0
-        self.quarantined = 0
+        self.ledger = RowLedger(catalogue.source_id, "bsdata")
         self._reported_links: set[tuple[str, int]] = set()
 
     def _track(self, records: Iterable[Record]) -> Iterator[Record]:
+        """Count each row as it is decided: a unit or rule curated, or a quarantine row."""
         for record in records:
-            self.stats.records[record.TABLE] += 1
             if isinstance(record, QuarantineRow):
-                self.quarantined += 1
-                self.stats.reasons[_reason_kind(record.reason)] += 1
+                self.ledger.quarantined(record)
             elif isinstance(record, CURATED_TYPES):
-                self.curated += 1
+                self.ledger.curate([record])
+            else:
+                self.ledger.tally([record])
             yield record
 
     def _quarantine(self, line: int | None, reason: str, raw: str, table: str | None) -> QuarantineRow:
-        return QuarantineRow(
-            source_id=self.catalogue.source_id, line=line, stage=STAGE, reason=reason, raw=raw, table=table
-        )
+        return quarantine_row(self.catalogue.source_id, line, reason, raw, table)
+
+    def report(self) -> FileReport:
+        return self.ledger.report(self.stats.counts(), self.stats.notes())
 
     def run(self) -> Iterator[Record]:
         if self.root is None:
@@ -112,7 +123,7 @@ class _FileRun:
             yield from self._track(self._rule_rows())
         yield self._source()
 
-    def _file_head(self, limit: int = 1000) -> str:
+    def _file_head(self, limit: int = FILE_HEAD) -> str:
         """The start of an unreadable file, as the quarantined fragment."""
         try:
             with open(self.catalogue.path, encoding="utf-8", errors="replace") as handle:
@@ -121,16 +132,10 @@ class _FileRun:
             return ""
 
     def _source(self) -> Source:
-        path = self.catalogue.path
-        return Source(
-            source_id=self.catalogue.source_id,
-            format="bsdata",
-            path=str(path),
-            sha256=file_sha256(str(path)),
-            rows_in=self.curated + self.quarantined,
-            rows_curated=self.curated,
-            rows_quarantined=self.quarantined,
-        )
+        """Rows in are the rows decided: BSData has no row count of its own (docs/sources.md#bsdata-catalogues)."""
+        path = str(self.catalogue.path)
+        self.ledger.rows_in = self.ledger.rows_curated + self.ledger.rows_quarantined
+        return self.ledger.source(path, file_sha256(path))
 
     # -- catalogue links ----------------------------------------------------------
     def _missing_catalogue_rows(self, scope: Scope) -> Iterator[QuarantineRow]:
@@ -208,14 +213,16 @@ class _FileRun:
         self.stats.purchases_skipped += content.purchases_skipped
         name = clean_name(entry.get("name")) or "?"
         if not content.has_unit_profile():
-            yield self._quarantine(line, f"no Unit profile: '{name}' has no statline", raw_xml(entry, 500), "unit")
+            reason = f"no Unit profile: '{name}' has no statline"
+            yield self._quarantine(line, reason, raw_xml(entry, UNIT_EXCERPT), "unit")
             return
         datasheet_id = f"bs:{self.catalogue.stable_id}:{entry.get('id') or line}"
         frame = UnitFrame(datasheet_id, name, self.catalogue, scope, line)
         try:
             records = self._build(content, frame, link, scope, walker)
         except ValueError as exc:
-            yield self._quarantine(line, f"invalid unit '{name}': {short_error(exc)}", raw_xml(entry, 500), "unit")
+            reason = invalid_reason(record_table(exc, Datasheet.TABLE), exc, f"unit '{name}'")
+            yield self._quarantine(line, reason, raw_xml(entry, UNIT_EXCERPT), "unit")
             return
         yield from records
 
@@ -258,7 +265,8 @@ class _FileRun:
                 title=name, body=rule_text(rule), kind="rule", source_id=self.catalogue.source_id, line=line
             )
         except ValueError as exc:
-            yield self._quarantine(line, f"invalid rule '{name}': {short_error(exc)}", raw_xml(rule), "rule")
+            reason = invalid_reason(RuleBlock.TABLE, exc, f"rule '{name}'")
+            yield self._quarantine(line, reason, raw_xml(rule), "rule")
 
 
 class BsdataParser:
@@ -267,9 +275,10 @@ class BsdataParser:
     `stats` holds a `FileStats` per parsed file (units, weapons, unresolved links, ...).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, report: ParseReport | None = None) -> None:
         self._folders: dict[Path, BsdataFolder] = {}
         self.stats: dict[str, FileStats] = {}
+        self.report = report
 
     def folder(self, folder: Path) -> BsdataFolder:
         key = folder.resolve()
@@ -293,8 +302,10 @@ class BsdataParser:
             run = _FileRun(folder, catalogue)
             self.stats[catalogue.source_id] = run.stats
             yield from run.run()
+            if self.report is not None:
+                self.report.add(run.report())
 
 
-def parse(path: Path) -> Iterator[Record]:
+def parse(path: Path, report: ParseReport | None = None) -> Iterator[Record]:
     """Records of a `.cat`/`.gst` file (its folder is loaded for links) or of a folder of them."""
-    return BsdataParser().parse(path)
+    return BsdataParser(report).parse(path)

@@ -155,7 +155,7 @@ class UnitBuilder:
             try:
                 yield self._model_profile(hit, values, invuln, keywords, models)
             except ValueError as exc:
-                yield quarantine(self.frame, hit, "Unit profile", exc)
+                yield quarantine(self.frame, hit, ModelProfile.TABLE, exc)
 
     def _model_profile(
         self,
@@ -197,7 +197,7 @@ class UnitBuilder:
             try:
                 weapon = self._weapon(hit, values)
             except ValueError as exc:
-                yield quarantine(self.frame, hit, "weapon profile", exc)
+                yield quarantine(self.frame, hit, Weapon.TABLE, exc)
                 continue
             yield weapon
             yield from self._weapon_abilities(weapon)

@@ -12,27 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
-from pipeline.sources.page.lines import Fragment, Ledger
+from pipeline.sources.accounting import invalid_reason, quarantine_row
+from pipeline.sources.page.lines import Fragment, FragmentLedger
 from schemas.records import QuarantineRow, Record
 
-R = TypeVar("R")
+R = TypeVar("R", bound=Record)
 _PROVENANCE = {"source_id", "line"}
-
-
-def short_reason(exc: Exception) -> str:
-    """`field: message` for validation errors, the message otherwise (kept short)."""
-    if isinstance(exc, ValidationError):
-        parts = [f"{'.'.join(str(p) for p in e['loc']) or 'row'}: {e['msg']}" for e in exc.errors()[:3]]
-        return "; ".join(parts)
-    return str(exc)[:200] or type(exc).__name__
 
 
 @dataclass
 class PageContext:
     source_id: str
-    ledger: Ledger
+    fragments: FragmentLedger
     datasheet_id: str | None = None
     faction: str | None = None
     records: list[Record] = field(default_factory=list)
@@ -73,45 +64,38 @@ class PageContext:
         self.records.append(record)
         for frag in frags:
             if frag.disposition is None:
-                self.ledger.mark(frag, "record", target=record.TABLE)
+                self.fragments.mark(frag, "record", target=record.TABLE)
         return True
 
-    def build(self, factory: Callable[[], R], frags: list[Fragment], section: str) -> R | None:
-        """Run a record factory; a ValueError (pydantic's included) quarantines the fragments."""
+    def build(self, kind: type[R], factory: Callable[[], R], frags: list[Fragment], section: str) -> R | None:
+        """Run a factory of `kind` records; a ValueError (pydantic's included) quarantines the fragments."""
         try:
             return factory()
         except ValueError as exc:
-            self.quarantine(frags, short_reason(exc), section)
+            self.quarantine(frags, invalid_reason(kind.TABLE, exc), section)
             return None
 
     def record_text(self, frag: Fragment, target: str) -> None:
         """A fragment whose text went into a record emitted from other fragments."""
-        self.ledger.mark(frag, "record", target=target)
+        self.fragments.mark(frag, "record", target=target)
 
     def duplicate(self, frag: Fragment, what: str) -> None:
-        self.ledger.mark(frag, "duplicate", target=what)
+        self.fragments.mark(frag, "duplicate", target=what)
 
     def furniture(self, frag: Fragment, what: str) -> None:
-        self.ledger.mark(frag, "furniture", target=what)
+        self.fragments.mark(frag, "furniture", target=what)
 
     def quarantine(self, frags: list[Fragment], reason: str, section: str) -> None:
         """Quarantine fragments; one row per (line, reason) holds all of that line's raw text."""
         for frag in frags:
             if frag.disposition == "quarantine":
                 continue
-            self.ledger.mark(frag, "quarantine", reason=reason)
+            self.fragments.mark(frag, "quarantine", reason=reason)
             frag.section = frag.section or section
             self._quarantine.setdefault((frag.line, reason), (section, []))[1].append(frag.raw)
 
     def quarantine_rows(self) -> list[QuarantineRow]:
         return [
-            QuarantineRow(
-                source_id=self.source_id,
-                line=line,
-                stage="parse",
-                reason=reason,
-                raw="".join(raws),
-                table=table,
-            )
+            quarantine_row(self.source_id, line, reason, "".join(raws), table)
             for (line, reason), (table, raws) in sorted(self._quarantine.items())
         ]

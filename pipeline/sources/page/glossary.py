@@ -86,7 +86,7 @@ def split_glossary(frags: list[Fragment], ctx: PageContext) -> list[Fragment]:
     """Cut glued texts apart; the result is the glossary's fragment sequence."""
     result: list[Fragment] = []
     for frag in frags:
-        result += ctx.ledger.split(frag, glossary_cuts(frag.raw))
+        result += ctx.fragments.split(frag, glossary_cuts(frag.raw))
     return result
 
 

@@ -54,14 +54,14 @@ class Fragment:
 
 
 @dataclass
-class Ledger:
+class FragmentLedger:
     """Every non-empty input line, cut into fragments, each with one disposition."""
 
     lines: list[str]
     _by_line: dict[int, list[Fragment]] = field(default_factory=dict)
 
     @classmethod
-    def from_text(cls, text: str) -> Ledger:
+    def from_text(cls, text: str) -> FragmentLedger:
         lines = [line.rstrip("\r") for line in text.split("\n")]
         ledger = cls(lines)
         for number, line in enumerate(lines, start=1):

@@ -19,14 +19,14 @@ Page-independent ids (stratagems, detachment abilities) repeat across pages: run
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.sources.accounting import RowLedger
 from pipeline.sources.page.context import PageContext
 from pipeline.sources.page.glossary import Block, classify, find_blocks, rule_block, split_glossary
-from pipeline.sources.page.lines import Ledger, decode_lines
+from pipeline.sources.page.lines import FragmentLedger, decode_lines
 from pipeline.sources.page.segments import Segments, segment
 from pipeline.sources.page.sheet import (
     emit_datasheet,
@@ -37,41 +37,33 @@ from pipeline.sources.page.sheet import (
 )
 from pipeline.sources.page.stratagems import emit_stratagems, merge_page, read_block
 from pipeline.sources.page.weapons import ability_vocabulary
-from schemas.records import ModelProfile, QuarantineRow, Record, Source
+from pipeline.sources.report import FileReport, ParseReport
+from schemas.records import ModelProfile, Record, Source, SourceFormat
 
-FORMAT = "page_export"
+FORMAT: SourceFormat = "page_export"
 #: Quarantine reason of text left over after a parser bug (the fuzz tests require none).
 INTERNAL_ERROR = "internal parser error"
 #: Quarantine reason of a line that is not valid UTF-8 (its raw text shows the bytes as `\xff`).
 INVALID_UTF8 = "invalid UTF-8"
 
 
-@dataclass(frozen=True)
-class PageReport:
-    """What one page gave: accounting per line, records per table, quarantine reasons."""
-
-    source_id: str
-    rows_in: int
-    rows_curated: int
-    rows_quarantined: int
-    line_kinds: dict[str, int]
-    records: dict[str, int]
-    quarantine: dict[str, int]
-    profiles_without_statline: int
-    notes: tuple[str, ...]
-
-
 @dataclass
 class PageParse:
+    """One page: its `Source`, its records (Source first, quarantine last), every line's fragments,
+    and its report (`counts`: lines per kind, model profiles without a statline; `notes`)."""
+
     source: Source
     records: list[Record]
-    ledger: Ledger
-    report: PageReport
+    fragments: FragmentLedger
+    report: FileReport
 
 
-def parse(path: Path) -> Iterator[Record]:
-    """Records of one page export: Source, Datasheet, ..., QuarantineRows last."""
-    yield from parse_page(path).records
+def parse(path: Path, report: ParseReport | None = None) -> Iterator[Record]:
+    """Records of one page export: Source, Datasheet, ..., QuarantineRows last (its report to `report`)."""
+    page = parse_page(path)
+    if report is not None:
+        report.add(page.report)
+    yield from page.records
 
 
 def parse_page(path: Path) -> PageParse:
@@ -96,23 +88,23 @@ def parse_page_text(
 ) -> PageParse:
     """Parse page-export text; `undecodable` (line number -> escaped line, blank in `text`)
     holds the lines that were not UTF-8: they are quarantined, never parsed."""
-    ledger = Ledger.from_text(text)
-    ctx = PageContext(source_id, ledger)
+    fragments = FragmentLedger.from_text(text)
+    ctx = PageContext(source_id, fragments)
     try:
         _parse_into(ctx)
     except Exception as exc:  # the safety net: a parser bug must never lose a page's text
         ctx.notes.append(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}")
     failed = any(n.startswith(INTERNAL_ERROR) for n in ctx.notes)
-    for frag in ledger.unplaced():
+    for frag in fragments.unplaced():
         ctx.quarantine([frag], INTERNAL_ERROR if failed else "not placed by any section", "page")
     for number, escaped in (undecodable or {}).items():
-        ctx.quarantine([ledger.add_undecodable(number, escaped)], INVALID_UTF8, "page")
+        ctx.quarantine([fragments.add_undecodable(number, escaped)], INVALID_UTF8, "page")
     digest = sha256 or hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
     return _finish(ctx, path, digest)
 
 
 def _parse_into(ctx: PageContext) -> None:
-    segments = segment(ctx.ledger.fragments())
+    segments = segment(ctx.fragments.fragments())
     read_header(segments.header, ctx)
     blocks = _glossary_blocks(segments, ctx)
     titles = [b.title.text for b in blocks if b.kind == "weapon_ability"]
@@ -137,32 +129,19 @@ _FIRST = {"sources": 0, "datasheets": 1}
 
 
 def _finish(ctx: PageContext, path: str, sha256: str) -> PageParse:
-    ledger = ctx.ledger
-    quarantined = len(ledger.quarantined_lines())
-    source = Source(
-        source_id=ctx.source_id,
-        format=FORMAT,
-        path=path,
-        sha256=sha256,
-        rows_in=ledger.rows_in,
-        rows_curated=ledger.rows_in - quarantined,
-        rows_quarantined=quarantined,
-    )
+    """Accounting by line: a line is quarantined when any of its fragments is, else curated."""
+    fragments = ctx.fragments
+    quarantined = len(fragments.quarantined_lines())
+    ledger = RowLedger(ctx.source_id, FORMAT, fragments.rows_in, fragments.rows_in - quarantined, quarantined)
+    source = ledger.source(path, sha256)
     quarantine = ctx.quarantine_rows()
     body = sorted(ctx.records, key=lambda r: _FIRST.get(r.TABLE, 2))
+    ledger.tally([*body, *quarantine])
     records: list[Record] = [source, *body, *quarantine]
-    return PageParse(source, records, ledger, _report(source, ctx, records, quarantine))
+    return PageParse(source, records, fragments, ledger.report(_counts(ctx, body), ctx.notes))
 
 
-def _report(source: Source, ctx: PageContext, records: list[Record], rows: list[QuarantineRow]) -> PageReport:
-    return PageReport(
-        source_id=source.source_id,
-        rows_in=source.rows_in,
-        rows_curated=source.rows_curated,
-        rows_quarantined=source.rows_quarantined,
-        line_kinds=dict(ctx.ledger.line_kinds()),
-        records=dict(Counter(r.TABLE for r in records)),
-        quarantine=dict(Counter(r.reason for r in rows)),
-        profiles_without_statline=sum(1 for r in records if isinstance(r, ModelProfile) and not r.has_statline),
-        notes=tuple(ctx.notes),
-    )
+def _counts(ctx: PageContext, records: list[Record]) -> dict[str, int]:
+    counts = {f"{kind} lines": n for kind, n in ctx.fragments.line_kinds().items()}
+    counts["profiles_without_statline"] = sum(1 for r in records if isinstance(r, ModelProfile) and not r.has_statline)
+    return counts

@@ -61,7 +61,7 @@ def _ability(ctx: PageContext, frag: Fragment, name: str, kind: str, **fields: s
 
 
 def _emit_ability(ctx: PageContext, frags: list[Fragment], name: str, kind: str, **fields: str | None) -> None:
-    record = ctx.build(partial(_ability, ctx, frags[0], name, kind, **fields), frags, "abilities")
+    record = ctx.build(Ability, partial(_ability, ctx, frags[0], name, kind, **fields), frags, "abilities")
     if record is not None:
         ctx.emit(record, frags)
 
@@ -80,7 +80,7 @@ def parse_wargear(frags: list[Fragment], ctx: PageContext) -> None:
         else:
             options[-1] = (f"{options[-1][0]}\n{text}", [*options[-1][1], frag])
     for position, (text, parts) in enumerate(options, start=1):
-        option = ctx.build(partial(_option, ctx, position, text, parts[0]), parts, "wargear")
+        option = ctx.build(WargearOption, partial(_option, ctx, position, text, parts[0]), parts, "wargear")
         if option is not None:
             ctx.emit(option, parts)
 
@@ -102,7 +102,7 @@ def parse_abilities(frags: list[Fragment], ctx: PageContext) -> None:
         if frag.text.startswith(("CORE:", "FACTION:")):
             _core_or_faction(frag, ctx)
             continue
-        for piece in ctx.ledger.split(frag, named_ability_cuts(frag.raw)):
+        for piece in ctx.fragments.split(frag, named_ability_cuts(frag.raw)):
             match = _NAMED.match(piece.text)
             if match:
                 named.append((match["name"].strip(), [match["text"].strip()], [piece]))
@@ -132,7 +132,7 @@ def parse_special(frags: list[Fragment], ctx: PageContext) -> None:
     heading, lines = frags[0], []
     parts = [heading]
     for frag in frags[1:]:
-        pieces = ctx.ledger.split(frag, named_ability_cuts(frag.raw))
+        pieces = ctx.fragments.split(frag, named_ability_cuts(frag.raw))
         lines += [p.text for p in pieces]
         parts += pieces
     if not lines:
@@ -172,6 +172,7 @@ def parse_composition(frags: list[Fragment], ctx: PageContext, info: SheetInfo) 
 def _points(frag: Fragment, match: re.Match[str], ctx: PageContext, info: SheetInfo) -> None:
     description = frag.text.strip("| ").split("|")[0].strip()
     record = ctx.build(
+        Points,
         lambda: Points(
             datasheet_id=str(ctx.datasheet_id),
             source_id=ctx.source_id,

@@ -148,7 +148,7 @@ def merge_page(listed: dict[str, Draft], blocks: list[Draft], ctx: PageContext) 
 def emit_stratagems(drafts: list[Draft], ctx: PageContext) -> None:
     """Stratagem records, and a datasheet link for every listed one."""
     for draft in drafts:
-        record = ctx.build(partial(_record, draft, ctx), draft.frags, "stratagems")
+        record = ctx.build(Stratagem, partial(_record, draft, ctx), draft.frags, "stratagems")
         if record is None:
             ctx.notes.append(f"stratagem {draft.name!r} at line {draft.line} failed validation")
             continue

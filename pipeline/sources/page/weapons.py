@@ -124,7 +124,7 @@ def _settle_pending(pending: _Row | None, row: _Row, ctx: PageContext, section: 
     if pending.name.casefold() == row.name.casefold():
         ctx.duplicate(pending.frag, f"empty row of weapon {row.name!r}")
     elif name.startswith(pending.name.casefold()):
-        ctx.ledger.mark(pending.frag, "record", target=f"weapon group {pending.name!r}")
+        ctx.fragments.mark(pending.frag, "record", target=f"weapon group {pending.name!r}")
     else:
         _drop_pending(pending, ctx, section)
 
@@ -139,7 +139,7 @@ def _weapon_from_row(row: _Row, kind: str, ctx: PageContext, vocabulary: re.Patt
         ctx.quarantine([row.frag], "no datasheet header: weapon has no datasheet", section)
         return
     name, typed = split_weapon_name(row.name, vocabulary)
-    weapon = ctx.build(lambda: _weapon(row, name, typed, kind, ctx), [row.frag], section)
+    weapon = ctx.build(Weapon, lambda: _weapon(row, name, typed, kind, ctx), [row.frag], section)
     if weapon is None:
         return
     weapon = _distinct_profile(weapon, row, ctx)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 from pipeline.normalise.derived import AbilityText
 from pipeline.normalise.html import html_to_text, structured_html_or_none
@@ -25,7 +26,7 @@ from pipeline.sources.wahapedia.rows import (
     ws_id,
 )
 from pipeline.sources.wahapedia.rules import Lookups
-from pipeline.sources.wahapedia.tables import Once, Row, Table, curate_rows
+from pipeline.sources.wahapedia.tables import Keyed, Row, Table, curate_keyed
 from schemas.records import Ability, CompositionLine, Keyword, LeaderLink, Points, Record, WargearOption
 
 _FLAGS = {"true": True, "false": False}
@@ -52,6 +53,12 @@ class UnitFacts:
         ]
         return list(dict.fromkeys(found))
 
+    def add_ability(self, datasheet: str, ability: AbilityText) -> None:
+        self.abilities[datasheet].append(ability)
+
+    def add_keyword(self, datasheet: str, keyword: ScopedKeyword) -> None:
+        self.keywords[datasheet].append(keyword)
+
     def add_unit_size(self, datasheet: str, models: int) -> None:
         """Unit size = models in the smallest points option (the Blast target size)."""
         current = self.unit_sizes.get(datasheet)
@@ -77,9 +84,7 @@ def _ability_parts(row: Row, lookups: Lookups) -> tuple[str, str]:
 
 
 def read_abilities(table: Table, lookups: Lookups, datasheets: set[str], facts: UnitFacts) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code = known_datasheet(row, datasheets)
         name, html = _ability_parts(row, lookups)
         kind, parameter = ability_kind(row.get("type")), optional(row.get("parameter"))
@@ -89,11 +94,10 @@ def read_abilities(table: Table, lookups: Lookups, datasheets: set[str], facts: 
             text_html=structured_html_or_none(html),
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(code, name, kind, model)
-        facts.abilities[code].append(AbilityText(name, kind, parameter, text))
-        return [record]
+        learn = partial(facts.add_ability, code, AbilityText(name, kind, parameter, text))
+        return Keyed((code, name, kind, model), [record], learn)
 
-    return curate_rows(table, "abilities", build)
+    return curate_keyed(table, "abilities", build)
 
 
 def _flag(text: str) -> bool:
@@ -104,9 +108,7 @@ def _flag(text: str) -> bool:
 
 
 def read_keywords(table: Table, datasheets: set[str], facts: UnitFacts) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code = known_datasheet(row, datasheets)
         keyword, scope = clean(row.get("keyword")).upper(), model_scope(row.get("model"))
         if not keyword:
@@ -115,34 +117,27 @@ def read_keywords(table: Table, datasheets: set[str], facts: UnitFacts) -> Itera
             datasheet_id=ws_id(code), keyword=keyword, is_faction=_flag(row.get("is_faction_keyword")),
             model=scope, source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(code, keyword, scope)
-        facts.keywords[code].append(ScopedKeyword(keyword, None if record.is_faction else scope))
-        return [record]
+        learn = partial(facts.add_keyword, code, ScopedKeyword(keyword, None if record.is_faction else scope))
+        return Keyed((code, keyword, scope), [record], learn)
 
-    return curate_rows(table, "keywords", build)
+    return curate_keyed(table, "keywords", build)
 
 
 def read_points(table: Table, datasheets: set[str], facts: UnitFacts) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code, cost = known_datasheet(row, datasheets), points_cost(row.get("cost"))
         models, description = points_models(row.get("description")), html_to_text(row.get("description"))
         record = Points(
             datasheet_id=ws_id(code), models=models, cost=cost,
             description=description, source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(code, str(models), description)
-        facts.add_unit_size(code, models)
-        return [record]
+        return Keyed((code, str(models), description), [record], partial(facts.add_unit_size, code, models))
 
-    return curate_rows(table, "points", build)
+    return curate_keyed(table, "points", build)
 
 
 def read_composition(table: Table, datasheets: set[str]) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code, position = known_datasheet(row, datasheets), parse_int(row.get("line"), "line")
         text = html_to_text(row.get("description"))
         if not text:
@@ -151,16 +146,13 @@ def read_composition(table: Table, datasheets: set[str]) -> Iterator[Record]:
             datasheet_id=ws_id(code), position=position, text=text,
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(code, str(position))
-        return [record]
+        return Keyed((code, str(position)), [record])
 
-    return curate_rows(table, "unit_composition", build)
+    return curate_keyed(table, "unit_composition", build)
 
 
 def read_options(table: Table, datasheets: set[str]) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code, position = known_datasheet(row, datasheets), parse_int(row.get("line"), "line")
         html = row.get("description")
         text = html_to_text(html)
@@ -171,23 +163,19 @@ def read_options(table: Table, datasheets: set[str]) -> Iterator[Record]:
             text_html=structured_html_or_none(html),
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(code, str(position))
-        return [record]
+        return Keyed((code, str(position)), [record])
 
-    return curate_rows(table, "wargear_options", build)
+    return curate_keyed(table, "wargear_options", build)
 
 
 def read_leaders(table: Table, datasheets: set[str]) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         leader = known_datasheet(row, datasheets, "leader_id")
         attached = known_datasheet(row, datasheets, "attached_id")
         record = LeaderLink(
             leader_id=ws_id(leader), attached_id=ws_id(attached),
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(leader, attached)
-        return [record]
+        return Keyed((leader, attached), [record])
 
-    return curate_rows(table, "leaders", build)
+    return curate_keyed(table, "leaders", build)

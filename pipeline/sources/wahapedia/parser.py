@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pipeline import config
 from pipeline.runtime import cyclic_gc_paused
+from pipeline.sources.report import ParseReport
 from pipeline.sources.wahapedia import details, rules, units
 from pipeline.sources.wahapedia.tables import Table, missing_file_record, read_table, source_record
 from schemas.records import Record
@@ -34,7 +35,7 @@ def read_tables(folder: Path) -> tuple[dict[str, Table], list[Record]]:
     for name in FILES:
         table, rejected = read_table(folder, name)
         tables[name] = table
-        problems.extend(rejected if table.present else [missing_file_record(name)])
+        problems.extend(rejected if table.present else [missing_file_record(table)])
     return tables, problems
 
 
@@ -65,19 +66,27 @@ def _per_datasheet(t: dict[str, Table], lookups: rules.Lookups) -> Iterator[Reco
     yield from rules.read_datasheet_detachment_abilities(t["Datasheets_detachment_abilities.csv"], lookups, known)
 
 
-def parse(folder: Path) -> Iterator[Record]:
-    """All records of one export folder; never raises on bad rows.
+def parse(folder: Path, report: ParseReport | None = None) -> Iterator[Record]:
+    """All records of one export folder, each file's `Source` last; never raises on bad rows.
 
-    Every file's `Source` comes last, once its rows are all accounted for; its
-    `source_date` is the newest errata date in Source.csv (the export's freshness).
+    A `Source`'s `source_date` is the newest errata date in Source.csv (the export's freshness).
+    `report`, if given, receives one `FileReport` per file of the export.
     """
+    return iter(read_export(Path(folder), report))
+
+
+def read_export(folder: Path, report: ParseReport | None = None) -> list[Record]:
+    """Every record of the export, built with the cyclic garbage collector paused (~120k acyclic records)."""
     with cyclic_gc_paused():
-        yield from _parse(Path(folder))
+        tables, problems = read_tables(folder)
+        records = [*problems, *_records(tables)]
+    if report is not None:
+        for table in tables.values():
+            report.add(table.ledger.report())
+    return records
 
 
-def _parse(folder: Path) -> Iterator[Record]:
-    tables, problems = read_tables(folder)
-    yield from problems
+def _records(tables: dict[str, Table]) -> Iterator[Record]:
     lookups = rules.Lookups()
     yield from _export_wide(tables, lookups)
     yield from _per_datasheet(tables, lookups)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 from pipeline.normalise.html import html_to_text, html_to_text_or_none, structured_html_or_none
 from pipeline.sources.wahapedia.rows import (
@@ -21,7 +22,7 @@ from pipeline.sources.wahapedia.rows import (
     split_stratagem,
     ws_id,
 )
-from pipeline.sources.wahapedia.tables import Once, Row, Table, curate_rows
+from pipeline.sources.wahapedia.tables import Keyed, Row, Table, curate_keyed, curate_rows
 from schemas.records import (
     DatasheetDetachmentAbility,
     DatasheetEnhancement,
@@ -75,17 +76,13 @@ class Lookups:
 
 
 def read_factions(table: Table, lookups: Lookups) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code, name = row.get("id").strip(), clean(row.get("name"))
         if not code or not name:
             raise ValueError("no id or name")
-        once.take(code)
-        lookups.factions[code] = name
-        return []
+        return Keyed((code,), [], partial(lookups.factions.__setitem__, code, name))
 
-    return curate_rows(table, "factions", build)
+    return curate_keyed(table, "factions", build)
 
 
 def _publication_name(row: Row) -> str:
@@ -95,17 +92,14 @@ def _publication_name(row: Row) -> str:
 
 
 def read_publications(table: Table, lookups: Lookups) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code = row.get("id").strip()
         if not code or not clean(row.get("name")):
             raise ValueError("no id or name")
-        once.take(code)
-        lookups.publications[code] = Publication(_publication_name(row), errata_date(row.get("errata_date")))
-        return []
+        publication = Publication(_publication_name(row), errata_date(row.get("errata_date")))
+        return Keyed((code,), [], partial(lookups.publications.__setitem__, code, publication))
 
-    return curate_rows(table, "sources", build)
+    return curate_keyed(table, "sources", build)
 
 
 def read_shared_abilities(table: Table, lookups: Lookups) -> Iterator[Record]:
@@ -134,9 +128,7 @@ def _cp(text: str) -> int | None:
 
 
 def read_stratagems(table: Table, lookups: Lookups) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code = row.get("id").strip()
         sections = split_stratagem(html_to_text(row.get("description")))
         record = Stratagem(
@@ -145,17 +137,13 @@ def read_stratagems(table: Table, lookups: Lookups) -> Iterator[Record]:
             faction=lookups.faction(row.get("faction_id")), legend=html_to_text_or_none(row.get("legend")),
             source_id=table.ledger.source_id, line=row.line, **sections,
         )  # fmt: skip
-        once.take(code)
-        lookups.stratagems.add(code)
-        return [record]
+        return Keyed((code,), [record], partial(lookups.stratagems.add, code))
 
-    return curate_rows(table, "stratagems", build)
+    return curate_keyed(table, "stratagems", build)
 
 
 def read_enhancements(table: Table, lookups: Lookups) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code, html = row.get("id").strip(), row.get("description")
         record = Enhancement(
             enhancement_id=ws_id(code), faction=lookups.faction(row.get("faction_id")),
@@ -164,17 +152,13 @@ def read_enhancements(table: Table, lookups: Lookups) -> Iterator[Record]:
             text=html_to_text_or_none(html), text_html=structured_html_or_none(html),
             source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(code)
-        lookups.enhancements.add(code)
-        return [record]
+        return Keyed((code,), [record], partial(lookups.enhancements.add, code))
 
-    return curate_rows(table, "enhancements", build)
+    return curate_keyed(table, "enhancements", build)
 
 
 def read_detachment_abilities(table: Table, lookups: Lookups) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code, html = row.get("id").strip(), row.get("description")
         record = DetachmentAbility(
             detachment_ability_id=ws_id(code), faction=lookups.faction(row.get("faction_id")),
@@ -182,11 +166,9 @@ def read_detachment_abilities(table: Table, lookups: Lookups) -> Iterator[Record
             legend=html_to_text_or_none(row.get("legend")), text=html_to_text_or_none(html),
             text_html=structured_html_or_none(html), source_id=table.ledger.source_id, line=row.line,
         )  # fmt: skip
-        once.take(code)
-        lookups.detachment_abilities.add(code)
-        return [record]
+        return Keyed((code,), [record], partial(lookups.detachment_abilities.add, code))
 
-    return curate_rows(table, "detachment_abilities", build)
+    return curate_keyed(table, "detachment_abilities", build)
 
 
 def _link_ids(row: Row, column: str, datasheets: set[str], targets: set[str]) -> tuple[str, str]:
@@ -199,36 +181,34 @@ def _link_ids(row: Row, column: str, datasheets: set[str], targets: set[str]) ->
 
 
 def read_datasheet_stratagems(table: Table, lookups: Lookups, datasheets: set[str]) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         datasheet, code = _link_ids(row, "stratagem_id", datasheets, lookups.stratagems)
-        once.take(datasheet, code)
-        return [DatasheetStratagem(datasheet_id=ws_id(datasheet), stratagem_id=ws_id(code),
-                                   source_id=table.ledger.source_id, line=row.line)]  # fmt: skip
+        link = DatasheetStratagem(
+            datasheet_id=ws_id(datasheet), stratagem_id=ws_id(code), source_id=table.ledger.source_id, line=row.line
+        )
+        return Keyed((datasheet, code), [link])
 
-    return curate_rows(table, "datasheet_stratagems", build)
+    return curate_keyed(table, "datasheet_stratagems", build)
 
 
 def read_datasheet_enhancements(table: Table, lookups: Lookups, datasheets: set[str]) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         datasheet, code = _link_ids(row, "enhancement_id", datasheets, lookups.enhancements)
-        once.take(datasheet, code)
-        return [DatasheetEnhancement(datasheet_id=ws_id(datasheet), enhancement_id=ws_id(code),
-                                     source_id=table.ledger.source_id, line=row.line)]  # fmt: skip
+        link = DatasheetEnhancement(
+            datasheet_id=ws_id(datasheet), enhancement_id=ws_id(code), source_id=table.ledger.source_id, line=row.line
+        )
+        return Keyed((datasheet, code), [link])
 
-    return curate_rows(table, "datasheet_enhancements", build)
+    return curate_keyed(table, "datasheet_enhancements", build)
 
 
 def read_datasheet_detachment_abilities(table: Table, lookups: Lookups, datasheets: set[str]) -> Iterator[Record]:
-    once = Once()
-
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         datasheet, code = _link_ids(row, "detachment_ability_id", datasheets, lookups.detachment_abilities)
-        once.take(datasheet, code)
-        return [DatasheetDetachmentAbility(datasheet_id=ws_id(datasheet), detachment_ability_id=ws_id(code),
-                                           source_id=table.ledger.source_id, line=row.line)]  # fmt: skip
+        link = DatasheetDetachmentAbility(
+            datasheet_id=ws_id(datasheet), detachment_ability_id=ws_id(code),
+            source_id=table.ledger.source_id, line=row.line,
+        )  # fmt: skip
+        return Keyed((datasheet, code), [link])
 
-    return curate_rows(table, "datasheet_detachment_abilities", build)
+    return curate_keyed(table, "datasheet_detachment_abilities", build)

@@ -14,18 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import NamedTuple
 
 from pipeline.ids import file_sha256
 from pipeline.normalise.text import decode_lines_strict
-from schemas.records import QuarantineRow, Record, Source
+from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row
+from schemas.records import QuarantineRow, Record, Source, SourceFormat
 
-FORMAT = "wahapedia_csv"
-STAGE = "parse"
+FORMAT: SourceFormat = "wahapedia_csv"
 DELIMITER = "|"
-MAX_RAW = 2000
 
 
 INVALID_UTF8 = "csv: invalid UTF-8"
@@ -81,42 +80,21 @@ class Row:
 
 
 @dataclass
-class Ledger:
-    """Per-file accounting: every data row ends up counted exactly once."""
-
-    file_name: str
-    rows_in: int = 0
-    curated: int = 0
-    quarantined: list[QuarantineRow] = field(default_factory=list)
-
-    @property
-    def source_id(self) -> str:
-        return source_id_of(self.file_name)
-
-    def curate(self) -> None:
-        self.curated += 1
-
-    def quarantine(self, line: int | None, reason: str, raw: str) -> QuarantineRow:
-        """Count a row as quarantined and return its record (yield it)."""
-        row = QuarantineRow(
-            source_id=self.source_id, line=line, stage=STAGE, reason=reason, raw=raw[:MAX_RAW],
-            table=self.file_name,
-        )  # fmt: skip
-        self.quarantined.append(row)
-        return row
-
-    def reject(self, row: Row, reason: str) -> QuarantineRow:
-        return self.quarantine(row.line, reason, row.raw)
-
-
-@dataclass
 class Table:
     """A file's rows that have the right shape, plus its ledger."""
 
     path: Path
-    ledger: Ledger
+    ledger: RowLedger
     rows: list[Row] = field(default_factory=list)
     present: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def reject(self, row: Row, reason: str) -> QuarantineRow:
+        """Quarantine a row of this file (its line and raw text)."""
+        return self.ledger.quarantine(row.line, reason, row.raw, self.name)
 
 
 def _split(line: str, width: int) -> list[str] | None:
@@ -162,7 +140,7 @@ def _lines(path: Path) -> tuple[list[tuple[int, str]], set[int]]:
 def read_table(folder: Path, file_name: str) -> tuple[Table, list[QuarantineRow]]:
     """Read one file; rows of the wrong shape come back as quarantine records."""
     path = folder / file_name
-    table = Table(path=path, ledger=Ledger(file_name))
+    table = Table(path=path, ledger=RowLedger(source_id_of(file_name), FORMAT))
     if not path.is_file():
         table.present = False
         return table, []
@@ -177,7 +155,7 @@ def _sort_rows(
 ) -> list[QuarantineRow]:
     """Rows of the right shape go to `table.rows`; the others are quarantined and returned."""
     index = {column: position for position, column in enumerate(header)}
-    missing = [c for c in REQUIRED_COLUMNS.get(table.ledger.file_name, ()) if c not in index]
+    missing = [c for c in REQUIRED_COLUMNS.get(table.name, ()) if c not in index]
     width = len(header)
     rejected: list[QuarantineRow] = []
     for number, line in lines:
@@ -185,68 +163,62 @@ def _sort_rows(
         fields = None if missing or bad else _split(line, width)
         if fields is None:
             reason = _rejection(line, width, missing, bad)
-            rejected.append(table.ledger.quarantine(number, reason, line))
+            rejected.append(table.ledger.quarantine(number, reason, line, table.name))
         else:
             table.rows.append(Row(number, line, fields, index))
     return rejected
 
 
-def missing_file_record(file_name: str) -> QuarantineRow:
-    """A table the export should have but does not: reported, never fatal."""
-    return QuarantineRow(
-        source_id=source_id_of(file_name), line=None, stage=STAGE, reason="csv: file missing", raw="",
-        table=file_name,
-    )  # fmt: skip
+def missing_file_record(table: Table) -> QuarantineRow:
+    """A table the export should have but does not: reported (in its report too), never fatal."""
+    row = quarantine_row(table.ledger.source_id, None, "csv: file missing", "", table.name)
+    table.ledger.tally([row])
+    return row
 
 
 def source_record(table: Table, source_date: str | None) -> Source:
     """The `sources` row of one file, with its accounting."""
-    ledger = table.ledger
-    return Source(
-        source_id=ledger.source_id,
-        format=FORMAT,
-        path=str(table.path),
-        sha256=file_sha256(str(table.path)),
-        rows_in=ledger.rows_in,
-        rows_curated=ledger.curated,
-        rows_quarantined=len(ledger.quarantined),
-        source_date=source_date,
-    )
+    return table.ledger.source(str(table.path), file_sha256(str(table.path)), source_date)
 
 
 #: Builds the records of one row; raises ValueError (short message) when it cannot.
 RowBuilder = Callable[[Row], Iterable[Record]]
 
 
-def validation_reason(what: str, error: ValidationError) -> str:
-    """`weapons: range_inches: Input should be ...`: field and message, short and groupable."""
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "row"
-    return f"{what}: {where}: {first['msg']}"
-
-
 def curate_rows(table: Table, what: str, build: RowBuilder) -> Iterator[Record]:
-    """Run `build` on every row: its records are curated, its failure is quarantined."""
+    """Run `build` on every row: its records are curated, its failure (`<what>: ...`) quarantined."""
     for row in table.rows:
         try:
             records = list(build(row))
-        except ValidationError as error:
-            yield table.ledger.reject(row, validation_reason(what, error))
-            continue
         except ValueError as error:
-            yield table.ledger.reject(row, f"{what}: {error}")
+            yield table.reject(row, invalid_reason(what, error))
             continue
-        table.ledger.curate()
+        table.ledger.curate(records)
         yield from records
 
 
-class Once:
-    """Remembers keys already taken, so a repeated row is rejected, never merged silently."""
+def _nothing() -> None:
+    return None
 
-    def __init__(self) -> None:
-        self._seen: set[tuple[str | None, ...]] = set()
 
-    def take(self, *key: str | None) -> None:
-        if key in self._seen:
-            raise ValueError("duplicate key")
-        self._seen.add(key)
+class Keyed(NamedTuple):
+    """What one row of a table with a key gives: its key, its records, and what to learn once it is kept."""
+
+    key: tuple[str | None, ...]
+    records: list[Record]
+    learn: Callable[[], None] = _nothing
+
+
+def curate_keyed(table: Table, what: str, build: Callable[[Row], Keyed]) -> Iterator[Record]:
+    """`curate_rows` for a table with a key: a row repeating a kept row's key is quarantined
+    (`duplicate key`), never merged silently; only a kept row's `learn` runs."""
+    return curate_rows(table, what, partial(_keep_first, build, set()))
+
+
+def _keep_first(build: Callable[[Row], Keyed], seen: set[tuple[str | None, ...]], row: Row) -> list[Record]:
+    result = build(row)
+    if result.key in seen:
+        raise ValueError("duplicate key")
+    seen.add(result.key)
+    result.learn()
+    return result.records

@@ -9,7 +9,7 @@ live in `wahapedia_rows`; this module assembles records and ids.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from pipeline.ids import slug
 from pipeline.normalise.derived import best_damage_reduction, best_fnp
@@ -29,7 +29,7 @@ from pipeline.sources.wahapedia.rows import (
     ws_id,
 )
 from pipeline.sources.wahapedia.rules import Lookups
-from pipeline.sources.wahapedia.tables import Once, Row, Table, curate_rows
+from pipeline.sources.wahapedia.tables import Keyed, Row, Table, curate_keyed, curate_rows
 from schemas.dice import Dice, parse_dice
 from schemas.records import Datasheet, ModelProfile, Record, Weapon
 from schemas.weapon_abilities import WeaponAbility
@@ -64,18 +64,15 @@ def read_datasheets(table: Table, lookups: Lookups, with_models: set[str], names
     A `virtual` datasheet without any model (the site's "Example Wargear" page) is
     not a unit and is quarantined, with everything that hangs off it.
     """
-    once = Once()
 
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code = row.get("id").strip()
         if row.get("virtual").strip() == "true" and code not in with_models:
             raise ValueError("virtual datasheet without models")
         record = _datasheet(row, lookups, table.ledger.source_id)
-        once.take(code)
-        names[code] = record.name
-        return [record]
+        return Keyed((code,), [record], partial(names.__setitem__, code, record.name))
 
-    return curate_rows(table, "datasheets", build)
+    return curate_keyed(table, "datasheets", build)
 
 
 def _base_size(row: Row) -> str | None:
@@ -105,16 +102,14 @@ def _model_profile(row: Row, code: str, name: str, facts: UnitFacts, source_id: 
 
 def read_models(table: Table, names: dict[str, str], facts: UnitFacts) -> Iterator[Record]:
     """Model statlines; a model row without a name takes its datasheet's name."""
-    once = Once()
 
-    def build(row: Row) -> list[Record]:
+    def build(row: Row) -> Keyed:
         code = known_datasheet(row, names.keys())
         name = clean(row.get("name")) or names[code]
         record = _model_profile(row, code, name, facts, table.ledger.source_id)
-        once.take(record.profile_id)
-        return [record]
+        return Keyed((record.profile_id,), [record])
 
-    return curate_rows(table, "model_profiles", build)
+    return curate_keyed(table, "model_profiles", build)
 
 
 def _weapon_kind(row: Row) -> str:

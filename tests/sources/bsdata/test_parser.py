@@ -117,11 +117,15 @@ def test_fixture_quarantine_reasons(army: list[Record]) -> None:
         (34, "duplicate entry"),  # Test Squad a second time
         (35, "no Unit profile"),  # Objective Marker
         (81, "unresolved link"),  # infoLink Lost Rule inside Test Squad
-        (242, "invalid weapon profile 'Broken gun' of unit 'Test Squad'"),  # Strength "*"
+        (242, "weapons"),  # Broken gun of Test Squad: Strength "*"
         (278, "hidden entry"),  # Secret Rule
         (281, "duplicate entry"),  # Army Rule id again
     }
     assert any("Missing Library" in r and "not in folder" in r for r in reasons(army, "bsdata:Test Army.cat"))
+    assert (
+        "weapons: strength: Input should be a valid integer, unable to parse string as an integer"
+        " (profile 'Broken gun' of unit 'Test Squad')"
+    ) in reasons(army, "bsdata:Test Army.cat")
 
 
 def test_fixture_unit_with_two_model_types(army: list[Record]) -> None:

@@ -187,7 +187,7 @@ def test_profiles_have_no_statline_and_the_report_says_so(path: Path) -> None:
     p = profile
     stats = (p.movement, p.toughness, p.save, p.wounds, p.leadership, p.oc)
     assert stats == (None,) * 6
-    assert parsed(path).report.profiles_without_statline == 1
+    assert parsed(path).report.counts["profiles_without_statline"] == 1
 
 
 @pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.name)

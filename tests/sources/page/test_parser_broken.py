@@ -28,7 +28,7 @@ def table(result: PageParse, name: str) -> list:  # type: ignore[type-arg]
 def assert_accounted(result: PageParse) -> None:
     source = result.source
     assert source.rows_in == source.rows_curated + source.rows_quarantined
-    assert result.ledger.unplaced() == [] and result.ledger.joins_back()
+    assert result.fragments.unplaced() == [] and result.fragments.joins_back()
     assert not any("internal" in r.reason for r in table(result, "quarantine"))
 
 
@@ -47,11 +47,11 @@ def test_broken_weapon_rows_are_quarantined_with_reasons() -> None:
     result = parse_page(FIXTURES / "broken_weapons.txt")
     assert_accounted(result)
     assert quarantine(result) == {
-        7: "ap: Input should be less than or equal to 0",
+        7: "weapons: ap: Input should be less than or equal to 0",
         8: "expected 6 values (range, A, skill, S, AP, D), found 3",
         9: "weapon name row without a profile row",
         14: "not a weapon table row",
-        18: "skill: Input should be less than or equal to 6",
+        18: "weapons: skill: Input should be less than or equal to 6",
     }
     assert (result.source.rows_in, result.source.rows_quarantined) == (24, 5)
 
@@ -74,7 +74,7 @@ def test_weapon_edge_cases_that_do_parse() -> None:
     assert weapons["storm-bolter"].abilities == ["rapid fire 2"]
     # torrent: skill N/A -> NULL; dice attacks kept as dice
     assert (weapons["flamer"].skill, weapons["flamer"].attacks.text) == (None, "D6")
-    kinds = Counter(f.disposition for f in result.ledger.fragments())
+    kinds = Counter(f.disposition for f in result.fragments.fragments())
     assert kinds["duplicate"] == 3  # Power fist empty row, Storm bolter repeat, INFANTRY repeat
     assert [k.keyword for k in table(result, "keywords")] == ["INFANTRY", "CHARACTER", "ADEPTUS ASTARTES"]
 
@@ -84,10 +84,10 @@ def test_broken_stratagems_and_glossary() -> None:
     assert_accounted(result)
     assert quarantine(result) == {
         4: "ability text without an ability name",
-        6: "cp: Input should be less than or equal to 5",
-        7: "cp: Input should be less than or equal to 5",
-        8: "cp: Input should be less than or equal to 5",
-        9: "cp: Input should be less than or equal to 5",
+        6: "stratagems: cp: Input should be less than or equal to 5",
+        7: "stratagems: cp: Input should be less than or equal to 5",
+        8: "stratagems: cp: Input should be less than or equal to 5",
+        9: "stratagems: cp: Input should be less than or equal to 5",
         13: "glossary text before any heading",
         14: "heading without text",
         23: "second EFFECT line with a different text",

@@ -65,8 +65,8 @@ def assert_nothing_lost(text: str, result: PageParse) -> None:
     source = result.source
     assert source.rows_in == sum(1 for line in lines if line.strip())
     assert source.rows_in == source.rows_curated + source.rows_quarantined
-    assert result.ledger.unplaced() == []
-    assert result.ledger.joins_back()
+    assert result.fragments.unplaced() == []
+    assert result.fragments.joins_back()
     assert not any(note.startswith(INTERNAL_ERROR) for note in result.report.notes), result.report.notes
     for row in (r for r in result.records if r.TABLE == "quarantine"):
         assert row.reason != INTERNAL_ERROR

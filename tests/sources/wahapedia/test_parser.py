@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline import config
-from pipeline.sources.wahapedia.parser import parse
+from pipeline.sources.wahapedia import parser as wahapedia_parser
+from pipeline.sources.wahapedia.parser import parse, read_tables
 from schemas.records import (
     Ability,
     Datasheet,
@@ -486,13 +487,19 @@ def test_every_record_knows_its_file_and_line(export: Export) -> None:
     assert missing == []
 
 
-def test_parse_restores_the_garbage_collector_state() -> None:
+def test_parse_restores_the_garbage_collector_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    states: list[bool] = []
+
+    def spy(folder: Path) -> Any:
+        states.append(gc.isenabled())
+        return read_tables(folder)
+
+    monkeypatch.setattr(wahapedia_parser, "read_tables", spy)
     assert gc.isenabled()
     records = parse(BROKEN)
+    assert states == [False]  # paused while the records are built
     next(records)
-    assert not gc.isenabled()  # paused while the records are built
-    records.close()
-    assert gc.isenabled()
+    assert gc.isenabled()  # and never while the caller holds the records
     gc.disable()
     try:
         list(parse(BROKEN))
