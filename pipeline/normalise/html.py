@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from html import escape
+from typing import Protocol
 
 import lxml.etree
 import lxml.html
@@ -94,34 +95,98 @@ def _cased(text: str, upper: bool) -> str:
     return text.upper() if upper else text
 
 
-# -- plain text ---------------------------------------------------------------------------------
+def _escaped(text: str, upper: bool) -> str:
+    return escape(re.sub(r"\s+", " ", _cased(text, upper)), quote=True)
 
 
-def _text_children(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
+# -- the tree walk --------------------------------------------------------------------------------
+
+
+class _Rendering(Protocol):
+    """What the walk writes for text, void elements and the start and end of an element."""
+
+    def text(self, text: str, upper: bool) -> str: ...
+
+    def void(self, tag: str) -> str: ...
+
+    def start(self, tag: str) -> str: ...
+
+    def end(self, tag: str) -> str: ...
+
+
+class _PlainText:
+    """Block elements on lines of their own, list items as bullets, `br`/`hr` as line breaks."""
+
+    def text(self, text: str, upper: bool) -> str:
+        return _cased(text, upper)
+
+    def void(self, tag: str) -> str:
+        return _LINE if tag in ("br", "hr") else ""
+
+    def start(self, tag: str) -> str:
+        if tag not in BLOCK_TAGS:
+            return ""
+        return _LINE + (f"{BULLET} " if tag == "li" else "")
+
+    def end(self, tag: str) -> str:
+        return _LINE if tag in BLOCK_TAGS else ""
+
+
+class _MinimalHtml:
+    """Allowed tags kept bare (no attributes), text escaped, other block elements end with `<br>`."""
+
+    def text(self, text: str, upper: bool) -> str:
+        return _escaped(text, upper)
+
+    def void(self, tag: str) -> str:
+        return "<br>" if tag in ("br", "hr") else ""
+
+    def start(self, tag: str) -> str:
+        return f"<{tag}>" if tag in ALLOWED_TAGS else ""
+
+    def end(self, tag: str) -> str:
+        if tag in ALLOWED_TAGS:
+            return f"</{tag}>"
+        return "<br>" if tag in BLOCK_TAGS else ""
+
+
+_PLAIN_TEXT = _PlainText()
+_MINIMAL_HTML = _MinimalHtml()
+
+
+def _children(element: lxml.html.HtmlElement, out: list[str], upper: bool, render: _Rendering) -> None:
     if element.text:
-        out.append(_cased(element.text, upper))
+        out.append(render.text(element.text, upper))
     for child in element:
-        _text_element(child, out, upper)
+        _element(child, out, upper, render)
         if child.tail:
-            out.append(_cased(child.tail, upper))
+            out.append(render.text(child.tail, upper))
 
 
-def _text_element(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
+def _element(element: lxml.html.HtmlElement, out: list[str], upper: bool, render: _Rendering) -> None:
+    """One element and its content; keyword spans upper-case what they hold, table cells are `|`-separated."""
     tag = _tag(element)
     if tag is None or tag in DROPPED_TAGS:
         return
     if tag in VOID_TAGS:
-        out.append(_LINE if tag in ("br", "hr") else "")
-        _text_children(element, out, upper)
+        out.append(render.void(tag))
+        _children(element, out, upper, render)
         return
     if tag in ("td", "th") and element.getprevious() is not None:
         out.append(" | ")
-    block = tag in BLOCK_TAGS
-    if block:
-        out.append(_LINE + (f"{BULLET} " if tag == "li" else ""))
-    _text_children(element, out, upper or _is_keyword(element, tag))
-    if block:
-        out.append(_LINE)
+    out.append(render.start(tag))
+    _children(element, out, upper or _is_keyword(element, tag), render)
+    out.append(render.end(tag))
+
+
+def _walk(root: lxml.html.HtmlElement, render: _Rendering) -> str:
+    """The rendering of everything inside `root` (RecursionError on absurdly deep trees)."""
+    out: list[str] = []
+    _children(root, out, False, render)
+    return "".join(out)
+
+
+# -- plain text ---------------------------------------------------------------------------------
 
 
 def _tidy_lines(text: str) -> str:
@@ -143,12 +208,11 @@ def html_to_text(fragment: str | None) -> str:
     root = _parse(fragment)
     if root is None:
         return _tidy_lines(_TAG.sub(" ", _CONTROL.sub("", fragment)))
-    out: list[str] = []
     try:
-        _text_children(root, out, False)
+        text = _walk(root, _PLAIN_TEXT)
     except RecursionError:
         return _tidy_lines(_TAG.sub(" ", root.text_content()))
-    return _tidy_lines("".join(out))
+    return _tidy_lines(text)
 
 
 def html_to_text_or_none(fragment: str | None) -> str | None:
@@ -157,40 +221,6 @@ def html_to_text_or_none(fragment: str | None) -> str | None:
 
 
 # -- sanitised minimal HTML ---------------------------------------------------------------------
-
-
-def _escaped(text: str, upper: bool) -> str:
-    return escape(re.sub(r"\s+", " ", _cased(text, upper)), quote=True)
-
-
-def _html_children(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
-    if element.text:
-        out.append(_escaped(element.text, upper))
-    for child in element:
-        _html_element(child, out, upper)
-        if child.tail:
-            out.append(_escaped(child.tail, upper))
-
-
-def _html_element(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
-    tag = _tag(element)
-    if tag is None or tag in DROPPED_TAGS:
-        return
-    if tag in VOID_TAGS:
-        out.append("<br>" if tag in ("br", "hr") else "")
-        _html_children(element, out, upper)
-        return
-    inner = upper or _is_keyword(element, tag)
-    if tag in ALLOWED_TAGS:
-        out.append(f"<{tag}>")
-        _html_children(element, out, inner)
-        out.append(f"</{tag}>")
-        return
-    if tag in ("td", "th") and element.getprevious() is not None:
-        out.append(" | ")
-    _html_children(element, out, inner)
-    if tag in BLOCK_TAGS:
-        out.append("<br>")
 
 
 _EMPTY_ELEMENT = re.compile(r"<(p|b|i|strong|em|li|ul|ol)>(?:\s|<br>)*</\1>")
@@ -218,12 +248,11 @@ def sanitise_html(fragment: str | None) -> str:
     root = _parse(fragment)
     if root is None:
         return escape(collapse_ws(_TAG.sub(" ", _CONTROL.sub("", fragment))), quote=True)
-    out: list[str] = []
     try:
-        _html_children(root, out, False)
+        markup = _walk(root, _MINIMAL_HTML)
     except RecursionError:
         return escape(collapse_ws(root.text_content()), quote=True)
-    return _tidy_html("".join(out))
+    return _tidy_html(markup)
 
 
 def has_structure(fragment: str | None) -> bool:
