@@ -1,10 +1,5 @@
-"""Where a BattleScribe unit sits in the file being parsed, and how its bad fragments are quarantined.
-
-WHY: a unit's profiles may be defined in a library catalogue or the game system;
-its records still belong to the file that lists the unit (their `source_id`), and
-their line numbers must point into that file. Quarantine rows name the unit, since
-one shared profile can fail once for every unit that uses it.
-"""
+"""Where a BattleScribe unit sits in the file being parsed (its records' source and lines), and how its bad
+profiles are quarantined (docs/sources.md#bsdata-judgement-calls)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""BattleScribe folder index: every catalogue of a folder loaded once, ids resolved across files.
-
-WHY: BSData splits one army over a faction catalogue, the library catalogues it
-links (`catalogueLink`) and the game system (`.gst`); a unit's weapons and rules
-are often defined in another file than the unit. Resolution follows the format's
-scoping rules (the catalogue itself, its game system, its linked catalogues,
-transitively), never the names of the files in one particular folder. A file
-that is not well-formed XML is kept as a `Catalogue` with an `error`, so links
-into it are reported as unresolved instead of crashing the run.
-"""
+"""BattleScribe folder index: every catalogue of a folder loaded once, ids resolved across files by the
+format's scoping rules (docs/sources.md#bsdata-catalogues)."""
 
 from __future__ import annotations
 

@@ -1,27 +1,5 @@
-"""BattleScribe (BSData) `.cat` / `.gst` catalogues -> contract records.
-
-WHY: BSData is the freshest source of 10th-edition datasheets, but a unit is a
-graph spread over several files. `parse(path)` loads the folder once
-(`bsdata_index`), walks every unit-level entry of each file (`bsdata_walk`) and
-builds its records (`bsdata_units`, `bsdata_points`).
-
-What a file yields, and how it is accounted (`rows_in == rows_curated + rows_quarantined`):
-- unit-level rows: each root `selectionEntry` of type `unit`/`model`, each root
-  `entryLink` resolving to one, and each root `entryLink` that resolves to nothing.
-  Curated -> one `Datasheet` (+ its statlines, weapons, abilities, keywords, points);
-  quarantined -> hidden (`hidden="true"`: skipped on purpose but visible), duplicate
-  (a second root entry for the same entry id: collapsed into the first), unresolved
-  link, no `Unit` profile anywhere in the unit, or a datasheet failing validation.
-  Root upgrades (`Battle Size`) and root group links are not units and not rows.
-  Root entries imported from another catalogue (`importRootEntries`) are rows of the
-  catalogue that defines them, so a shared library is not repeated in every army.
-- rule rows: each `rule` element defined in the file -> `RuleBlock` (hidden or
-  duplicate ids quarantined).
-- fragment rows, always quarantined: a `catalogueLink` (or game system) not usable
-  from the folder, a link inside a unit whose target is in no catalogue in scope
-  (reported once per link element and file), a profile failing validation.
-- a file that is not well-formed XML is one quarantined row; nothing else from it.
-"""
+"""BattleScribe (BSData) `.cat` / `.gst` catalogues -> contract records, file by file, every unit-level
+entry, rule and bad fragment accounted for (docs/sources.md#bsdata-catalogues)."""
 
 from __future__ import annotations
 

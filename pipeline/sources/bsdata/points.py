@@ -1,21 +1,5 @@
-"""Points of a BattleScribe unit: the `pts` cost and model-count tiers given by modifiers.
-
-WHY: 10th-edition BSData writes a unit's cost at its smallest size as
-`<cost name="pts">` and bigger sizes as modifiers that *set* the same cost type
-when a model-count condition holds (`set 360 if models > 10`). Only that shape is
-read, because it is the only one whose model count is certain:
-- a `set` modifier on the points cost type with exactly one condition, a count of
-  `selections` of `model` (or of one of the unit's model entries) compared with
-  `atLeast` / `greaterThan` / `equalTo`;
-- the tier's model count is the threshold (`greaterThan n` -> n+1), except the
-  highest open-ended tier, which is the unit's maximum size when that is known
-  (`Khorne Berzerkers: set 360 if models > 10` -> 20 models, max 20);
-- everything else (increments per model, conditions on detachments or other
-  selections, modifier groups) is skipped and counted in `skipped`.
-The model counts come from `min`/`max` selection constraints of model entries and
-of the option groups holding them. Units costed per model (`Carnifex: 90 pts` on the
-model entry) get their smallest and largest size, when all model entries cost the same.
-"""
+"""Points of a BattleScribe unit: the `pts` cost and the model-count tiers its modifiers give; only the one
+shape whose model count is certain is read (docs/sources.md#bsdata-judgement-calls)."""
 
 from __future__ import annotations
 

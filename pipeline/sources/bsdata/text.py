@@ -1,9 +1,5 @@
-"""Text of BattleScribe profiles: characteristics, rule descriptions, statline values.
-
-WHY: BSData writes characteristics as free text (`10"`, `20+"`, `3+`, `N/A`, `-`)
-and descriptions with its own markup (`^^**World Eaters**^^` for keywords, `**`
-for bold). Reading them in one place keeps every record builder consistent.
-"""
+"""Text of BattleScribe profiles: characteristics, rule descriptions, statline values, read in one place so
+every record builder is consistent."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Records of one BattleScribe unit: datasheet, statlines, weapons, abilities, keywords, points.
-
-WHY: the walk (`bsdata_walk`) has flattened the unit; this module only turns its
-profiles, rules and categories into contract records. A profile that does not fit
-the contract (a weapon with Strength `*`) becomes a `QuarantineRow`; the rest of
-the unit is still published. Repeated content is collapsed: the same profile
-reached through several links, or two profiles with identical name and values.
-"""
+"""Records of one walked BattleScribe unit: datasheet, statlines, weapons, abilities, keywords, points
+(docs/sources.md#bsdata-judgement-calls)."""
 
 from __future__ import annotations
 

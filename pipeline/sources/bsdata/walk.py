@@ -1,16 +1,5 @@
-"""Walk one BattleScribe unit entry: collect its profiles, rules and categories across links.
-
-WHY: a datasheet's content is spread over the unit entry, its model entries,
-wargear entries, option groups, shared entries reached by `entryLink`, shared
-profiles and rules reached by `infoLink` (possibly in another file) and info
-groups. The walker flattens that tree once, remembering for each profile which
-model and which kind of entry it came from, so the record builders never touch
-XML links. It skips what is not datasheet content, deliberately:
-- `hidden="true"` elements (static attribute only; conditional hiding is not evaluated);
-- purchases (`is_purchase`): campaign upgrades (a cost in a hidden cost type such as
-  Crusade Points, or a non-zero non-points cost) and enhancements (no weapon or Unit
-  profile, and a points cost or a one-per-roster limit), and groups holding nothing else.
-"""
+"""Walk one BattleScribe unit entry: collect its profiles, rules and categories across links, skipping what
+is not datasheet content (docs/sources.md#bsdata-judgement-calls)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The state one page parse shares across its section parsers.
-
-Section parsers never touch the ledger or the record list directly for the common cases:
-`emit` (a record and the fragments it came from), `duplicate`, `furniture`, `quarantine`
-and `build` (a record factory whose validation errors become quarantine rows) keep the
-accounting and the primary keys of one page consistent in one place.
-"""
+"""The state one page parse shares across its section parsers: records, keys and fragment accounting in one
+place (docs/sources.md#page-lines-fragments-and-accounting)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,5 @@
-"""The glossary after the datasheet: rule blocks, stratagem texts, detachment abilities.
-
-A block is a heading followed by its lines: legend and body paragraphs, bullet lines,
-`Example:` lines; stratagem blocks carry `nCP`, `Detachment – Type Stratagem` and
-WHEN / TARGET / EFFECT / RESTRICTIONS lines (the export prints TARGET/EFFECT twice: the
-repeats collapse). Judgement calls:
-- Headings glued to the end of a sentence (`...that attack.Torrent`) are cut off; so are
-  glued bullets (`...and:- Units`), `Example:` and `Designer's Note:` texts.
-- `The X keyword is used in the following ... datasheets:` lines, `Army List`,
-  `Datasheets collated`, empty table remnants (`| ||||`) and the category words after
-  them (`Characters`, `Other`, `and others...`) are furniture, except a category word
-  followed by body text, which is a rule title (`Characters` in the World Eaters page).
-- The summary is the trailing run of bullets of a block, unless the line before the run
-  ends with `:` (then the bullets are a list inside the body). Once a block has its
-  summary, a further plain sentence has no heading: it is quarantined (the export's
-  weapon-profile tooltip `Before selecting targets for this weapon, ...`).
-- Lines after an `Example:` line are body, not example (the seeds mix both cases).
-- A heading repeated at once (`Feel No Pain` / `FEEL NO PAIN`) is one heading; a heading
-  with no text before the next heading is quarantined.
-"""
+"""The glossary after the datasheet: rule blocks, stratagem texts, detachment abilities
+(judgement calls: docs/sources.md#page-judgement-calls)."""
 
 from __future__ import annotations
 

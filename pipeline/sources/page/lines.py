@@ -1,15 +1,5 @@
-"""Lines of a page export as fragments, and the ledger that accounts for every one of them.
-
-The export glues text together (`...lost wounds.Throttlerokkit Shokka Engine: ...`,
-`...against that attack.Torrent`), so one physical line may feed several records. A line
-is cut into fragments (exact slices, nothing dropped), and every fragment ends with one
-disposition: it went into a `record`, it is page `furniture`, it is a `duplicate` the
-export repeats (doubled weapon rows, doubled TARGET/EFFECT lines), or it is in
-`quarantine`. The ledger is what lets tests prove that no input text is ever lost.
-
-A line that is not valid UTF-8 never reaches the section parsers (`decode_lines` blanks it);
-the ledger takes it back, escaped, once they are done (`add_undecodable`), to be quarantined.
-"""
+"""Lines of a page export cut into fragments, and the fragment ledger that gives each one a disposition,
+so tests can prove no input text is lost (docs/sources.md#page-lines-fragments-and-accounting)."""
 
 from __future__ import annotations
 

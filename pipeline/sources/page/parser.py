@@ -1,20 +1,6 @@
-"""Page exports (`raw/pages/*.txt`): datasheet web pages saved as text -> records.
+"""Page exports -> records: chains the section parsers and accounts for every line.
 
-The format (the three seeds are its specification): a `Faction – Unit` header; the
-datasheet sections (weapon tables, wargear, abilities, unit-specific sections,
-composition and points, damaged, leader, keywords, faction keywords); the STRATAGEMS
-list; the DETACHMENT ABILITY names; then a glossary of rule blocks that every page
-repeats. The section parsers live in the sibling `page_*` modules; this one chains them
-and does the accounting: every non-empty line ends in a record, in page furniture, as a
-collapsed duplicate, or in quarantine, and `Source.rows_in == rows_curated +
-rows_quarantined` (furniture and collapsed duplicates count as curated).
-
-The export has no statline (M, T, Sv, W, Ld, OC): model profiles are yielded with those
-stats NULL and the page report counts them (`profiles_without_statline`).
-
-Page-independent ids (stratagems, detachment abilities) repeat across pages: run
-`pipeline.dedupe.merge_shared_records` over all parsed records before storing them.
-"""
+Formats, accounting and judgement calls: docs/sources.md#page-exports."""
 
 from __future__ import annotations
 

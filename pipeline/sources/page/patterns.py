@@ -1,8 +1,7 @@
 """What the lines of a page export look like: markers, titles, labels, furniture, glue.
 
 Kept apart from the parsers so every rule about the format is in one readable place
-(the three seed files in `raw/pages/` are the specification).
-"""
+(the three seed files in `raw/pages/` are the specification)."""
 
 from __future__ import annotations
 

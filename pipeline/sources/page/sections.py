@@ -1,20 +1,5 @@
-"""Datasheet sections of a page export other than the weapon tables and the stratagem list.
-
-Judgement calls (the README repeats them):
-- WARGEAR OPTIONS `- None` means the unit has no options: no `wargear_options` row.
-- ABILITIES: `CORE:` items split their trailing parameter (`Deadly Demise D3` -> `D3`,
-  `Scouts 6"`); `FACTION:` items are kind `faction`; `Name: text` lines (also when glued
-  to the previous sentence) are kind `datasheet`; bullet or plain lines continue the
-  ability before them.
-- A unit-specific section (all-caps heading such as `THROTTLEROKKIT SHOKKA ENGINE`) is one
-  ability of kind `special` named by the heading, its lines (named options, bullets) kept
-  as its text; a heading with no lines (`WAAAGH! WAZDAKKA`) is still a `special` ability,
-  with no text. This matches how the Wahapedia export stores such sections.
-- UNIT COMPOSITION: a `|` row is a points row; one that is not `| N model(s) | cost |` is
-  quarantined, never kept as a composition line.
-- DAMAGED -> ability kind `damaged` named `Damaged`, parameter the wound range; LEADER ->
-  ability kind `leader` and `Datasheet.leader_text` (the page lists no attachable units).
-"""
+"""Datasheet sections of a page export other than the weapon tables and the stratagem list
+(judgement calls: docs/sources.md#page-judgement-calls)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Cut a page export into its header, datasheet sections and glossary.
-
-The datasheet part is a run of sections opened by marker lines (`ABILITIES`, `KEYWORDS:`,
-...) or by an all-caps unit-specific heading. It ends after the STRATAGEMS list (groups
-of NAME / nCP / `Detachment – Type` / optional source tag) and the DETACHMENT ABILITY
-name list; everything after is the glossary. Markers are only markers in the datasheet
-part: `LEADER` in the glossary is the title of the Leader rule.
-"""
+"""Cut a page export into its header, datasheet sections and glossary (docs/sources.md#page-exports)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The datasheet part of a page export: header, section dispatch, datasheet-level records.
-
-`datasheet_id` is `page:<slug(faction)>:<slug(unit)>` from the header. Without a
-readable header the datasheet sections have nothing to attach to: their lines are
-quarantined (the glossary and the stratagems are still read).
-"""
+"""The datasheet part of a page export: header, section dispatch, datasheet-level records
+(docs/sources.md#page-judgement-calls)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""Stratagems of a page export: the STRATAGEMS list merged with the glossary stratagem blocks.
-
-`stratagem_id` is `strat:<slug(detachment)>:<slug(name)>`, independent of the page, so the
-core stratagems every page repeats get one id; within a page the list entry and the
-glossary block of a stratagem become ONE record, and across pages
-`pipeline.dedupe.merge_shared_records` collapses the repeats. Judgement calls:
-- `faction`: the page's faction for list entries without a source tag; entries tagged
-  (`C` core, `BA` Boarding Actions) are generic, faction NULL; block-only stratagems NULL.
-- `type` is the list's wording (`Battle Tactic`); the glossary's ` Stratagem` suffix is dropped.
-- A `Designer's Note:` belongs to the effect: appended to `effect` on its own line.
-- A repeated WHEN/TARGET/EFFECT/RESTRICTIONS/note line with the same text is a duplicate;
-  with a different text it is quarantined (the first one is kept).
-"""
+"""Stratagems of a page export: the STRATAGEMS list merged with the glossary stratagem blocks, one
+page-independent id per stratagem (judgement calls: docs/sources.md#page-judgement-calls)."""
 
 from __future__ import annotations
 

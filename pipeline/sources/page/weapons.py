@@ -1,11 +1,5 @@
-"""RANGED / MELEE WEAPONS tables of a page export -> one `Weapon` per profile.
-
-Each weapon appears twice, an empty row (the name alone) then the full row; abilities sit
-in `[brackets]` or are glued to the name (`Psyko-gatler assault sustained hits 1`). Glued
-abilities are peeled off the end of the name with the weapon-ability vocabulary (the core
-list plus the weapon-ability titles of the page's own glossary). Known limit: a weapon
-whose real name ends in an ability word (`Power lance`) loses that word to the abilities.
-"""
+"""RANGED / MELEE WEAPONS tables of a page export -> one `Weapon` per profile, abilities peeled off glued
+names (docs/sources.md#page-judgement-calls)."""
 
 from __future__ import annotations
 

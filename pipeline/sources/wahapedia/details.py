@@ -1,9 +1,5 @@
-"""Per-datasheet detail tables: abilities, keywords, points, composition, options, leaders.
-
-Besides their own records, abilities, keywords and points feed the model
-profiles (FNP and damage reduction, keywords per model, unit size), so while
-reading them this module also collects those facts per datasheet (`UnitFacts`).
-"""
+"""Per-datasheet detail tables (abilities, keywords, points, composition, options, leaders), and the facts
+model profiles take from them (`UnitFacts`)."""
 
 from __future__ import annotations
 

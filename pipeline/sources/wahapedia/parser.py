@@ -1,17 +1,5 @@
-"""Parser of the Wahapedia 10th-edition data export (a folder of 18 `|` tables).
-
-`parse(folder)` yields the same records as the other sources: datasheets, model
-profiles, weapons, abilities, keywords, points, composition, options, leader
-links, stratagems, enhancements, detachment abilities and their links to
-datasheets, rule blocks for the shared abilities, quarantine rows, and one
-`Source` per file whose counts prove that every data row was either curated or
-quarantined with a reason.
-
-Tables are read in dependency order: lookups (factions, publications, shared
-abilities, stratagems...) first, then datasheets, then the tables that hang off
-a datasheet. A row pointing at something that was not curated is quarantined
-("unknown datasheet"), never published dangling.
-"""
+"""Parser of the Wahapedia 10th-edition export: its tables in dependency order, every row accounted for
+(docs/sources.md#wahapedia-export)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Cell-level parsing of Wahapedia values: statlines, costs, labels, stratagem sections.
-
-Each function turns one messy cell into a clean value or raises ValueError with
-a short message; the table builders turn that message into a quarantine reason.
-Every rule here was read off the real export (July 2025 snapshot).
-"""
+"""Cell-level parsing of Wahapedia values: each function turns one messy cell into a clean value or raises
+ValueError with a short message, which becomes the quarantine reason (docs/sources.md#wahapedia-judgement-calls)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Export-wide tables: factions, publications, shared abilities, stratagems,
-enhancements, detachment abilities, and the link tables that tie them to datasheets.
-
-Factions.csv and Source.csv are lookups (a faction code -> its name, a
-publication id -> its name and errata date); their rows count as curated when
-they can be looked up. Shared abilities (Abilities.csv) are published as rule
-blocks, the same shape the page exports' glossaries take.
-"""
+"""Export-wide tables (factions, publications, shared abilities, stratagems, enhancements, detachment
+abilities) and the link tables that tie them to datasheets (docs/sources.md#wahapedia-export)."""
 
 from __future__ import annotations
 

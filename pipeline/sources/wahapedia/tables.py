@@ -1,14 +1,5 @@
-"""Reading the Wahapedia export's tables, and accounting for every row.
-
-The export is 18 pipe-delimited files: UTF-8 with a byte-order mark, a header
-row, a trailing `|` on every line, and no quoting at all (a `"` is an inch mark,
-never a quote), so the csv module's quoting rules would corrupt it. A line whose
-field count does not match its header, that lacks its trailing `|` (a file cut inside
-its last field) or that is not valid UTF-8 is never guessed at: it is quarantined.
-
-Each file gets a `Ledger` that counts curated and quarantined rows, so the
-parser can prove `rows_in == rows_curated + rows_quarantined` per file.
-"""
+"""Reading the Wahapedia export's tables (pipe-delimited, no quoting), and curating or quarantining every row
+(docs/sources.md#wahapedia-accounting)."""
 
 from __future__ import annotations
 

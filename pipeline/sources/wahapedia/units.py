@@ -1,10 +1,5 @@
-"""Datasheets, model statlines and weapon profiles of the Wahapedia export.
-
-The statline and weapon tables hold most of the export's mess: footnote stars
-(`5*`, `4*`), skills written `3` and `3+`, `N/A` for torrent weapons, `-0` AP,
-trailing spaces, abilities in link HTML separated by `,` or `.`. The cell rules
-live in `wahapedia_rows`; this module assembles records and ids.
-"""
+"""Datasheets, model statlines and weapon profiles of the Wahapedia export: assembles records and ids from
+the cell rules in `rows` (docs/sources.md#wahapedia-judgement-calls)."""
 
 from __future__ import annotations
 
