@@ -73,6 +73,25 @@ def part_bsdata() -> dict[str, Any]:
     return {"median_s": round(seconds, 3), "counts": dataset.counts(), "target_s": 20}
 
 
+def part_gc_pause() -> dict[str, Any]:
+    """Wahapedia parse alone, CPU seconds (steady under load), with the cyclic GC paused as shipped and not."""
+    from contextlib import nullcontext
+
+    from pipeline import config
+    from pipeline.sources.wahapedia import parser
+
+    shipped = parser.cyclic_gc_paused
+    runs: dict[str, list[float]] = {"paused": [], "collecting": []}
+    for _ in range(RUNS):
+        for name, pause in (("paused", shipped), ("collecting", nullcontext)):
+            parser.cyclic_gc_paused = pause  # type: ignore[assignment]
+            start = time.process_time()
+            parser.read_export(config.wahapedia_dir())
+            runs[name].append(time.process_time() - start)
+    parser.cyclic_gc_paused = shipped
+    return {f"median_cpu_s_{name}": round(statistics.median(times), 3) for name, times in runs.items()}
+
+
 def part_quality() -> dict[str, Any]:
     """GX quality gates on the Wahapedia export's DuckDB (import of GX included once)."""
     from pipeline import config
@@ -125,6 +144,7 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,
     "reconcile": part_reconcile,
+    "gc_pause": part_gc_pause,
     "quality": part_quality,
     "damage": part_damage,
     "units": part_units,

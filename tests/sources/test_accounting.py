@@ -40,7 +40,7 @@ def _error(factory: Callable[[], Any]) -> ValidationError:
 
 
 def _page_weapon_ap_plus_one() -> Any:  # pages/broken_weapons.txt line 7: AP `+1`
-    return Weapon(**PAGE_WEAPON, ap="+1")  # type: ignore[arg-type]
+    return Weapon(**PAGE_WEAPON, ap="+1")
 
 
 def _wahapedia_zero_toughness() -> Any:  # wahapedia/broken/Datasheets_models.csv line 5: T `0`
@@ -51,7 +51,7 @@ def _wahapedia_zero_toughness() -> Any:  # wahapedia/broken/Datasheets_models.cs
 
 
 def _bsdata_star_strength() -> Any:  # bsdata/army/Test Army.cat line 242: Broken gun, S `*`
-    return Weapon(**{**PAGE_WEAPON, "name": "Broken gun", "strength": "*", "ap": "0"})  # type: ignore[arg-type]
+    return Weapon(**{**PAGE_WEAPON, "name": "Broken gun", "strength": "*", "ap": "0"})
 
 
 @pytest.mark.parametrize(

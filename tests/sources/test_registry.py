@@ -10,6 +10,7 @@ import pytest
 from pipeline.errors import InputFormatError
 from pipeline.sources import detect_format
 from pipeline.sources.registry import read_inputs
+from schemas.records import Source
 
 
 def test_formats_are_detected_per_path(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path) -> None:
@@ -46,7 +47,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 def test_every_file_parsed_has_one_report_of_one_shape(pages_dir: Path) -> None:
     result = read_inputs([pages_dir, FIXTURES / "wahapedia" / "broken", FIXTURES / "bsdata" / "army"])
-    sources = {s.source_id: s for s in result.dataset.table("sources")}
+    sources = {s.source_id: s for s in result.dataset.table("sources") if isinstance(s, Source)}
     reports = {r.source_id: r for r in result.report.files}
     for source_id, source in sources.items():
         report = reports[source_id]
