@@ -15,9 +15,10 @@ matters for the ~15k HTML cells of one export (see the issue's 10 s budget).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from html import escape
-from typing import Protocol
+from typing import NamedTuple
 
 import lxml.etree
 import lxml.html
@@ -102,56 +103,29 @@ def _escaped(text: str, upper: bool) -> str:
 # -- the tree walk --------------------------------------------------------------------------------
 
 
-class _Rendering(Protocol):
-    """What the walk writes for text, void elements and the start and end of an element."""
+class _Rendering(NamedTuple):
+    """What the walk writes: text (and whether in capitals), void elements, and around other elements."""
 
-    def text(self, text: str, upper: bool) -> str: ...
-
-    def void(self, tag: str) -> str: ...
-
-    def start(self, tag: str) -> str: ...
-
-    def end(self, tag: str) -> str: ...
+    text: Callable[[str, bool], str]
+    void: dict[str, str]
+    start: dict[str, str]
+    end: dict[str, str]
 
 
-class _PlainText:
-    """Block elements on lines of their own, list items as bullets, `br`/`hr` as line breaks."""
-
-    def text(self, text: str, upper: bool) -> str:
-        return _cased(text, upper)
-
-    def void(self, tag: str) -> str:
-        return _LINE if tag in ("br", "hr") else ""
-
-    def start(self, tag: str) -> str:
-        if tag not in BLOCK_TAGS:
-            return ""
-        return _LINE + (f"{BULLET} " if tag == "li" else "")
-
-    def end(self, tag: str) -> str:
-        return _LINE if tag in BLOCK_TAGS else ""
-
-
-class _MinimalHtml:
-    """Allowed tags kept bare (no attributes), text escaped, other block elements end with `<br>`."""
-
-    def text(self, text: str, upper: bool) -> str:
-        return _escaped(text, upper)
-
-    def void(self, tag: str) -> str:
-        return "<br>" if tag in ("br", "hr") else ""
-
-    def start(self, tag: str) -> str:
-        return f"<{tag}>" if tag in ALLOWED_TAGS else ""
-
-    def end(self, tag: str) -> str:
-        if tag in ALLOWED_TAGS:
-            return f"</{tag}>"
-        return "<br>" if tag in BLOCK_TAGS else ""
-
-
-_PLAIN_TEXT = _PlainText()
-_MINIMAL_HTML = _MinimalHtml()
+#: Block elements on lines of their own, list items as bullets, `br`/`hr` as line breaks.
+_PLAIN_TEXT = _Rendering(
+    text=_cased,
+    void={"br": _LINE, "hr": _LINE},
+    start={**{tag: _LINE for tag in BLOCK_TAGS}, "li": f"{_LINE}{BULLET} "},
+    end={tag: _LINE for tag in BLOCK_TAGS},
+)
+#: Allowed tags kept bare (no attributes), text escaped, other block elements end with `<br>`.
+_MINIMAL_HTML = _Rendering(
+    text=_escaped,
+    void={"br": "<br>", "hr": "<br>"},
+    start={tag: f"<{tag}>" for tag in ALLOWED_TAGS},
+    end={**{tag: "<br>" for tag in BLOCK_TAGS}, **{tag: f"</{tag}>" for tag in ALLOWED_TAGS}},
+)
 
 
 def _children(element: lxml.html.HtmlElement, out: list[str], upper: bool, render: _Rendering) -> None:
@@ -169,14 +143,14 @@ def _element(element: lxml.html.HtmlElement, out: list[str], upper: bool, render
     if tag is None or tag in DROPPED_TAGS:
         return
     if tag in VOID_TAGS:
-        out.append(render.void(tag))
+        out.append(render.void.get(tag, ""))
         _children(element, out, upper, render)
         return
     if tag in ("td", "th") and element.getprevious() is not None:
         out.append(" | ")
-    out.append(render.start(tag))
+    out.append(render.start.get(tag, ""))
     _children(element, out, upper or _is_keyword(element, tag), render)
-    out.append(render.end(tag))
+    out.append(render.end.get(tag, ""))
 
 
 def _walk(root: lxml.html.HtmlElement, render: _Rendering) -> str:

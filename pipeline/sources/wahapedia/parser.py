@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pipeline import config
 from pipeline.runtime import cyclic_gc_paused
-from pipeline.sources.report import ParseReport
+from pipeline.sources.report import FileReport, ParseReport
 from pipeline.sources.wahapedia import details, rules, units
 from pipeline.sources.wahapedia.tables import Table, missing_file_record, read_table, source_record
 from schemas.records import Record
@@ -66,12 +66,17 @@ def parse(folder: Path, report: ParseReport | None = None) -> Iterator[Record]:
 def read_export(folder: Path, report: ParseReport | None = None) -> list[Record]:
     """Every record of the export, built with the cyclic garbage collector paused (~120k acyclic records)."""
     with cyclic_gc_paused():
-        tables, problems = read_tables(folder)
-        records = [*problems, *_records(tables)]
+        records, reports = _read(folder)  # the rows read are freed here, before collection resumes
     if report is not None:
-        for table in tables.values():
-            report.add(table.ledger.report())
+        for file_report in reports:
+            report.add(file_report)
     return records
+
+
+def _read(folder: Path) -> tuple[list[Record], list[FileReport]]:
+    tables, problems = read_tables(folder)
+    records = [*problems, *_records(tables)]
+    return records, [table.ledger.report() for table in tables.values()]
 
 
 def _records(tables: dict[str, Table]) -> Iterator[Record]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -172,44 +171,39 @@ def source_record(table: Table, source_date: str | None) -> Source:
     return table.ledger.source(str(table.path), file_sha256(str(table.path)), source_date)
 
 
+class Keyed(NamedTuple):
+    """What one row gives: its key (None: the table has none), its records, and what to learn once it is kept."""
+
+    key: tuple[str | None, ...] | None
+    records: list[Record]
+    learn: Callable[[], None] | None = None
+
+
+def curate_keyed(table: Table, what: str, build: Callable[[Row], Keyed]) -> Iterator[Record]:
+    """Run `build` on every row: the row is curated with the records it gives, or quarantined
+    (`<what>: ...`) when `build` raises ValueError or gives a key a kept row already has
+    (`duplicate key`: a repeated row is never merged silently). Only a kept row's `learn` runs."""
+    seen: set[tuple[str | None, ...]] = set()
+    for row in table.rows:
+        try:
+            key, records, learn = build(row)
+            if key is not None and key in seen:
+                raise ValueError("duplicate key")
+        except ValueError as error:
+            yield table.reject(row, invalid_reason(what, error))
+            continue
+        if key is not None:
+            seen.add(key)
+        if learn is not None:
+            learn()
+        table.ledger.curate(records)
+        yield from records
+
+
 #: Builds the records of one row; raises ValueError (short message) when it cannot.
 RowBuilder = Callable[[Row], Iterable[Record]]
 
 
 def curate_rows(table: Table, what: str, build: RowBuilder) -> Iterator[Record]:
     """Run `build` on every row: its records are curated, its failure (`<what>: ...`) quarantined."""
-    for row in table.rows:
-        try:
-            records = list(build(row))
-        except ValueError as error:
-            yield table.reject(row, invalid_reason(what, error))
-            continue
-        table.ledger.curate(records)
-        yield from records
-
-
-def _nothing() -> None:
-    return None
-
-
-class Keyed(NamedTuple):
-    """What one row of a table with a key gives: its key, its records, and what to learn once it is kept."""
-
-    key: tuple[str | None, ...]
-    records: list[Record]
-    learn: Callable[[], None] = _nothing
-
-
-def curate_keyed(table: Table, what: str, build: Callable[[Row], Keyed]) -> Iterator[Record]:
-    """`curate_rows` for a table with a key: a row repeating a kept row's key is quarantined
-    (`duplicate key`), never merged silently; only a kept row's `learn` runs."""
-    return curate_rows(table, what, partial(_keep_first, build, set()))
-
-
-def _keep_first(build: Callable[[Row], Keyed], seen: set[tuple[str | None, ...]], row: Row) -> list[Record]:
-    result = build(row)
-    if result.key in seen:
-        raise ValueError("duplicate key")
-    seen.add(result.key)
-    result.learn()
-    return result.records
+    return curate_keyed(table, what, lambda row: Keyed(None, list(build(row))))
