@@ -77,11 +77,11 @@ def _parse_cpu_seconds(pause: bool) -> dict[str, Any]:
     """One Wahapedia parse in this fresh process (cold caches, as in a run), CPU seconds (steady under load)."""
     from contextlib import nullcontext
 
-    from pipeline import config
+    from pipeline import config, runtime
     from pipeline.sources.wahapedia import parser
 
     if not pause:
-        parser.cyclic_gc_paused = nullcontext  # type: ignore[assignment]
+        runtime.cyclic_gc_paused = nullcontext  # type: ignore[assignment]
     start = time.process_time()
     parser.read_export(config.wahapedia_dir())
     return {"cpu_s": time.process_time() - start}

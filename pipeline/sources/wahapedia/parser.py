@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline import config
-from pipeline.runtime import cyclic_gc_paused
+from pipeline import config, runtime
 from pipeline.sources.report import FileReport, ParseReport
 from pipeline.sources.wahapedia import details, rules, units
 from pipeline.sources.wahapedia.tables import Table, missing_file_record, read_table, source_record
@@ -65,7 +64,7 @@ def parse(folder: Path, report: ParseReport | None = None) -> Iterator[Record]:
 
 def read_export(folder: Path, report: ParseReport | None = None) -> list[Record]:
     """Every record of the export, built with the cyclic garbage collector paused (~120k acyclic records)."""
-    with cyclic_gc_paused():
+    with runtime.cyclic_gc_paused():
         records, reports = _read(folder)  # the rows read are freed here, before collection resumes
     if report is not None:
         for file_report in reports:

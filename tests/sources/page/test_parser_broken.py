@@ -12,13 +12,14 @@ import pytest
 from pipeline.sources.page.parser import INVALID_UTF8, PageParse, parse_page, parse_page_text
 from pipeline.sources.page.sections import MALFORMED_POINTS
 from pipeline.sources.page.weapons import ability_vocabulary, split_weapon_name
+from schemas.records import QuarantineRow
 from tests.conftest import WAZDAKKA
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures" / "pages"
 
 
-def quarantine(result: PageParse) -> dict[int, str]:
-    return {r.line: r.reason for r in result.records if r.TABLE == "quarantine"}  # type: ignore[attr-defined]
+def quarantine(result: PageParse) -> dict[int | None, str]:
+    return {r.line: r.reason for r in result.records if isinstance(r, QuarantineRow)}
 
 
 def table(result: PageParse, name: str) -> list:  # type: ignore[type-arg]

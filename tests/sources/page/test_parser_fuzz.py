@@ -68,7 +68,7 @@ def assert_nothing_lost(text: str, result: PageParse) -> None:
     assert result.fragments.unplaced() == []
     assert result.fragments.joins_back()
     assert not any(note.startswith(INTERNAL_ERROR) for note in result.report.notes), result.report.notes
-    for row in (r for r in result.records if r.TABLE == "quarantine"):
+    for row in (r for r in result.records if isinstance(r, QuarantineRow)):
         assert row.reason != INTERNAL_ERROR
         assert row.line is not None and row.raw in lines[row.line - 1]
     keys: Counter[tuple[Any, ...]] = Counter(

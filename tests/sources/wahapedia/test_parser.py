@@ -46,7 +46,7 @@ class Export:
         self.weapons = {r.weapon_id: r for r in self.of(Weapon)}
         self.datasheets = {r.datasheet_id: r for r in self.of(Datasheet)}
         self.sources = {r.source_id: r for r in self.of(Source)}
-        self.quarantine = self.of(QuarantineRow)
+        self.quarantine: list[QuarantineRow] = self.of(QuarantineRow)
 
     def of(self, kind: type[Any]) -> list[Any]:
         return [r for r in self.records if isinstance(r, kind)]
