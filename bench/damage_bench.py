@@ -1,7 +1,7 @@
 """Damage-matrix benchmark: the full cross product, timed, against per-cell baselines.
 
 `run_damage_bench(wahapedia_dir)` builds the inputs from the Wahapedia export
-through `pipeline.sources.wahapedia_csv` when that parser is importable, else
+through `pipeline.sources.wahapedia` when that parser is importable, else
 from synthetic frames of the same shape (`damage_synth.py`), adds the reference
 profiles, and prints and returns: cells, wall time of the default scenario
 (median), all scenarios written to hive Parquet (median), cells/s, peak RSS, and
@@ -50,7 +50,7 @@ SAMPLE_WARHAMMER_STATS = 100
 def wahapedia_frames(wahapedia_dir: Path) -> dict[str, pl.DataFrame] | None:
     """Frames from the real export via the project's parser, or None when it is not importable."""
     try:
-        from pipeline.sources import wahapedia_csv
+        from pipeline.sources import wahapedia
     except ImportError:
         return None
     records: dict[str, list[Any]] = {
@@ -59,7 +59,7 @@ def wahapedia_frames(wahapedia_dir: Path) -> dict[str, pl.DataFrame] | None:
         "model_profiles": [],
         "points": [],
     }
-    for record in wahapedia_csv.parse(Path(wahapedia_dir)):
+    for record in wahapedia.parse(Path(wahapedia_dir)):
         if record.TABLE in records:
             records[record.TABLE].append(record)
     rows = [{**a.row()} for a in records["weapon_abilities"]]

@@ -1,6 +1,6 @@
 """Synthetic damage-engine inputs shaped like the Wahapedia export (bench only).
 
-Used when `pipeline.sources.wahapedia_csv` cannot be imported. Sizes are the
+Used when `pipeline.sources.wahapedia` cannot be imported. Sizes are the
 export's (6,768 weapon rows, 1,720 model rows); value frequencies follow the
 export's columns (A, BS/WS, S, AP, D, abilities, T, Sv, invuln, W, unit sizes),
 and rows are drawn from a smaller set of distinct statlines because the export

@@ -45,7 +45,7 @@ def part_wahapedia() -> dict[str, Any]:
     def parse_and_publish() -> dict[str, float]:
         marks: dict[str, float] = {}
         start = time.perf_counter()
-        dataset = read_inputs([config.wahapedia_dir()])
+        dataset = read_inputs([config.wahapedia_dir()]).dataset
         marks["parse"] = time.perf_counter() - start
         frames = build_frames(dataset)
         marks["integrity"] = time.perf_counter() - start - sum(marks.values())
@@ -69,8 +69,31 @@ def part_bsdata() -> dict[str, Any]:
     from pipeline import config
     from pipeline.sources.registry import read_inputs
 
-    seconds, dataset = _median_time(lambda: read_inputs([config.bsdata_dir()]))
+    seconds, dataset = _median_time(lambda: read_inputs([config.bsdata_dir()]).dataset)
     return {"median_s": round(seconds, 3), "counts": dataset.counts(), "target_s": 20}
+
+
+def _parse_cpu_seconds(pause: bool) -> dict[str, Any]:
+    """One Wahapedia parse in this fresh process (cold caches, as in a run), CPU seconds (steady under load)."""
+    from contextlib import nullcontext
+
+    from pipeline import config, runtime
+    from pipeline.sources.wahapedia import parser
+
+    if not pause:
+        runtime.cyclic_gc_paused = nullcontext  # type: ignore[assignment]
+    start = time.process_time()
+    parser.read_export(config.wahapedia_dir())
+    return {"cpu_s": time.process_time() - start}
+
+
+def part_gc_pause() -> dict[str, Any]:
+    """Wahapedia parse with the cyclic GC paused (as shipped) and collecting, each run in its own process."""
+    runs: dict[str, list[float]] = {"paused": [], "collecting": []}
+    for _ in range(RUNS):
+        for name, times in runs.items():
+            times.append(run_child(f"gc_{name}")["cpu_s"])
+    return {f"median_cpu_s_{name}": round(statistics.median(times), 3) for name, times in runs.items()}
 
 
 def part_quality() -> dict[str, Any]:
@@ -85,7 +108,7 @@ def part_quality() -> dict[str, Any]:
     from pipeline.sources.registry import read_inputs
     from pipeline.store import build_frames, open_store, store_stage
 
-    frames = build_frames(reference_stage(read_inputs([config.wahapedia_dir()])).dataset)
+    frames = build_frames(reference_stage(read_inputs([config.wahapedia_dir()]).dataset).dataset)
     with tempfile.TemporaryDirectory() as tmp:
         store_stage(frames, damage_stage(frames), Path(tmp))
         start = time.perf_counter()
@@ -122,7 +145,7 @@ def part_reconcile() -> dict[str, Any]:
     from pipeline.sources.registry import read_inputs
 
     inputs = [config.RAW_PAGES_DIR, config.wahapedia_dir(), config.bsdata_dir()]
-    dataset = read_inputs(inputs)
+    dataset = read_inputs(inputs).dataset
     start = time.perf_counter()
     report = reconcile_stage(dataset).report.as_dict()
     seconds = time.perf_counter() - start
@@ -135,9 +158,17 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,
     "reconcile": part_reconcile,
+    "gc_pause": part_gc_pause,
     "quality": part_quality,
     "damage": part_damage,
     "units": part_units,
+}
+
+
+#: Parts run only as children of another part.
+CHILD_PARTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "gc_paused": lambda: _parse_cpu_seconds(pause=True),
+    "gc_collecting": lambda: _parse_cpu_seconds(pause=False),
 }
 
 
@@ -154,7 +185,7 @@ def run_child(name: str) -> dict[str, Any]:
 
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--child"]:
-        result = PARTS[argv[1]]()
+        result = {**PARTS, **CHILD_PARTS}[argv[1]]()
         result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         print(json.dumps(result, default=str))
         return

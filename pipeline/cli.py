@@ -149,7 +149,7 @@ def parse(
     from pipeline.sources.registry import read_inputs
 
     with progress("parse"):
-        dataset = read_inputs(paths)
+        dataset = read_inputs(paths).dataset
     counts = dataset.counts()
     if as_json:
         out.print_json(json.dumps(counts))

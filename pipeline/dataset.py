@@ -24,14 +24,10 @@ class Dataset:
 
     def __init__(self, records: Iterable[Record] = ()) -> None:
         self._tables: dict[str, tuple[Record, ...]] = {}
-        self.extend(records)
+        self._append(records)
 
-    def extend(self, records: Iterable[Record]) -> None:
-        """Append records while the dataset is being built (the parse step only).
-
-        Tables are rebuilt as new tuples, never changed in place, so a dataset derived
-        earlier keeps its rows. Stages use `adding`/`replacing` instead.
-        """
+    def _append(self, records: Iterable[Record]) -> None:
+        """Append records to a dataset under construction (tables rebuilt as new tuples)."""
         grouped: dict[str, list[Record]] = {}
         for record in records:
             grouped.setdefault(record.TABLE, []).append(record)
@@ -65,7 +61,7 @@ class Dataset:
         """A new dataset with `records` appended to their tables; the rest shared."""
         new = Dataset()
         new._tables = dict(self._tables)
-        new.extend(records)
+        new._append(records)
         return new
 
     def tables(self) -> Iterator[tuple[str, tuple[Record, ...]]]:

@@ -46,7 +46,7 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
     with stage("parse inputs"):
         parsed = read_inputs(inputs)
     with stage("dedupe rules"):
-        deduped = dedupe_stage(parsed)
+        deduped = dedupe_stage(parsed.dataset)
     with stage("reconcile sources"):
         reconciled = reconcile_stage(deduped.dataset)
     with stage("reference profiles"):
@@ -62,7 +62,12 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
         with stage("quality gates"):
             quality = quality_gate(release)
         reports = RunReports(
-            dedupe=deduped.report, reconcile=reconciled.report, damage=damage.report, store=stored, quality=quality
+            parse=parsed.report,
+            dedupe=deduped.report,
+            reconcile=reconciled.report,
+            damage=damage.report,
+            store=stored,
+            quality=quality,
         )
         with stage("publish"):
             published = write_release(release, version, frames, damage, reports)

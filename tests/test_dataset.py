@@ -79,9 +79,7 @@ def test_adding_appends_to_a_new_dataset() -> None:
     assert [w.weapon_id for w in old.records(Weapon)] == ["w1"] and old.records(Datasheet) == ()
 
 
-def test_extending_while_building_leaves_datasets_derived_earlier() -> None:
-    building = Dataset([_weapon("w1")])
-    derived = building.adding([SHEET])
-    building.extend([_weapon("w2")])
-    assert [w.weapon_id for w in building.records(Weapon)] == ["w1", "w2"]
-    assert [w.weapon_id for w in derived.records(Weapon)] == ["w1"]
+def test_a_dataset_has_no_way_to_change_in_place() -> None:
+    """Stages can only derive new datasets: no public method appends or replaces in place."""
+    public = {name for name in dir(Dataset) if not name.startswith("_")}
+    assert public == {"adding", "counts", "records", "replacing", "table", "tables"}

@@ -106,7 +106,7 @@ def accept(folder: Path, extracted: Extracted) -> int:
     if not extracted.files:
         raise ArchiveError("no .cat/.gst file in the archive")
     try:
-        dataset = read_inputs([folder])
+        dataset = read_inputs([folder]).dataset
     except Exception as error:  # any parser failure refuses the set: the old folder stays
         raise ArchiveError(f"the catalogues do not parse: {type(error).__name__}: {error}") from error
     broken = [q for q in dataset.table("quarantine") if isinstance(q, QuarantineRow) and q.table == "file"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 
 from pipeline.fetch.http import ContentRefused
-from pipeline.sources.wahapedia_tables import REQUIRED_COLUMNS
+from pipeline.sources.wahapedia.tables import REQUIRED_COLUMNS
 
 BOM = "\ufeff"
 DELIMITER = "|"

@@ -15,8 +15,10 @@ matters for the ~15k HTML cells of one export (see the issue's 10 s budget).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from html import escape
+from typing import NamedTuple
 
 import lxml.etree
 import lxml.html
@@ -94,34 +96,71 @@ def _cased(text: str, upper: bool) -> str:
     return text.upper() if upper else text
 
 
-# -- plain text ---------------------------------------------------------------------------------
+def _escaped(text: str, upper: bool) -> str:
+    return escape(re.sub(r"\s+", " ", _cased(text, upper)), quote=True)
 
 
-def _text_children(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
+# -- the tree walk --------------------------------------------------------------------------------
+
+
+class _Rendering(NamedTuple):
+    """What the walk writes: text (and whether in capitals), void elements, and around other elements."""
+
+    text: Callable[[str, bool], str]
+    void: dict[str, str]
+    start: dict[str, str]
+    end: dict[str, str]
+
+
+#: Block elements on lines of their own, list items as bullets, `br`/`hr` as line breaks.
+_PLAIN_TEXT = _Rendering(
+    text=_cased,
+    void={"br": _LINE, "hr": _LINE},
+    start={**{tag: _LINE for tag in BLOCK_TAGS}, "li": f"{_LINE}{BULLET} "},
+    end={tag: _LINE for tag in BLOCK_TAGS},
+)
+#: Allowed tags kept bare (no attributes), text escaped, other block elements end with `<br>`.
+_MINIMAL_HTML = _Rendering(
+    text=_escaped,
+    void={"br": "<br>", "hr": "<br>"},
+    start={tag: f"<{tag}>" for tag in ALLOWED_TAGS},
+    end={**{tag: "<br>" for tag in BLOCK_TAGS}, **{tag: f"</{tag}>" for tag in ALLOWED_TAGS}},
+)
+
+
+def _children(element: lxml.html.HtmlElement, out: list[str], upper: bool, render: _Rendering) -> None:
     if element.text:
-        out.append(_cased(element.text, upper))
+        out.append(render.text(element.text, upper))
     for child in element:
-        _text_element(child, out, upper)
+        _element(child, out, upper, render)
         if child.tail:
-            out.append(_cased(child.tail, upper))
+            out.append(render.text(child.tail, upper))
 
 
-def _text_element(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
+def _element(element: lxml.html.HtmlElement, out: list[str], upper: bool, render: _Rendering) -> None:
+    """One element and its content; keyword spans upper-case what they hold, table cells are `|`-separated."""
     tag = _tag(element)
     if tag is None or tag in DROPPED_TAGS:
         return
     if tag in VOID_TAGS:
-        out.append(_LINE if tag in ("br", "hr") else "")
-        _text_children(element, out, upper)
+        out.append(render.void.get(tag, ""))
+        _children(element, out, upper, render)
         return
     if tag in ("td", "th") and element.getprevious() is not None:
         out.append(" | ")
-    block = tag in BLOCK_TAGS
-    if block:
-        out.append(_LINE + (f"{BULLET} " if tag == "li" else ""))
-    _text_children(element, out, upper or _is_keyword(element, tag))
-    if block:
-        out.append(_LINE)
+    out.append(render.start.get(tag, ""))
+    _children(element, out, upper or _is_keyword(element, tag), render)
+    out.append(render.end.get(tag, ""))
+
+
+def _walk(root: lxml.html.HtmlElement, render: _Rendering) -> str:
+    """The rendering of everything inside `root` (RecursionError on absurdly deep trees)."""
+    out: list[str] = []
+    _children(root, out, False, render)
+    return "".join(out)
+
+
+# -- plain text ---------------------------------------------------------------------------------
 
 
 def _tidy_lines(text: str) -> str:
@@ -143,12 +182,11 @@ def html_to_text(fragment: str | None) -> str:
     root = _parse(fragment)
     if root is None:
         return _tidy_lines(_TAG.sub(" ", _CONTROL.sub("", fragment)))
-    out: list[str] = []
     try:
-        _text_children(root, out, False)
+        text = _walk(root, _PLAIN_TEXT)
     except RecursionError:
         return _tidy_lines(_TAG.sub(" ", root.text_content()))
-    return _tidy_lines("".join(out))
+    return _tidy_lines(text)
 
 
 def html_to_text_or_none(fragment: str | None) -> str | None:
@@ -157,40 +195,6 @@ def html_to_text_or_none(fragment: str | None) -> str | None:
 
 
 # -- sanitised minimal HTML ---------------------------------------------------------------------
-
-
-def _escaped(text: str, upper: bool) -> str:
-    return escape(re.sub(r"\s+", " ", _cased(text, upper)), quote=True)
-
-
-def _html_children(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
-    if element.text:
-        out.append(_escaped(element.text, upper))
-    for child in element:
-        _html_element(child, out, upper)
-        if child.tail:
-            out.append(_escaped(child.tail, upper))
-
-
-def _html_element(element: lxml.html.HtmlElement, out: list[str], upper: bool) -> None:
-    tag = _tag(element)
-    if tag is None or tag in DROPPED_TAGS:
-        return
-    if tag in VOID_TAGS:
-        out.append("<br>" if tag in ("br", "hr") else "")
-        _html_children(element, out, upper)
-        return
-    inner = upper or _is_keyword(element, tag)
-    if tag in ALLOWED_TAGS:
-        out.append(f"<{tag}>")
-        _html_children(element, out, inner)
-        out.append(f"</{tag}>")
-        return
-    if tag in ("td", "th") and element.getprevious() is not None:
-        out.append(" | ")
-    _html_children(element, out, inner)
-    if tag in BLOCK_TAGS:
-        out.append("<br>")
 
 
 _EMPTY_ELEMENT = re.compile(r"<(p|b|i|strong|em|li|ul|ol)>(?:\s|<br>)*</\1>")
@@ -218,12 +222,11 @@ def sanitise_html(fragment: str | None) -> str:
     root = _parse(fragment)
     if root is None:
         return escape(collapse_ws(_TAG.sub(" ", _CONTROL.sub("", fragment))), quote=True)
-    out: list[str] = []
     try:
-        _html_children(root, out, False)
+        markup = _walk(root, _MINIMAL_HTML)
     except RecursionError:
         return escape(collapse_ws(root.text_content()), quote=True)
-    return _tidy_html("".join(out))
+    return _tidy_html(markup)
 
 
 def has_structure(fragment: str | None) -> bool:

@@ -1,10 +1,6 @@
-"""Source parsers: one module per input format, all of the same shape.
-
-Each module exposes `parse(path) -> Iterator[Record]` and a bad-row policy:
-rows that cannot be placed become `QuarantineRow`s (file, line, reason, raw),
-never an exception that stops the run. For every input file a parser also yields
-one `Source` record whose `rows_in == rows_curated + rows_quarantined`.
-"""
+"""Source parsers: one subpackage per input format (`page`, `wahapedia`, `bsdata`), each exporting
+`parse(path) -> Iterator[Record]`; here, which format an input path is. Formats, accounting and
+judgement calls: docs/sources.md."""
 
 from __future__ import annotations
 

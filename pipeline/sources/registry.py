@@ -1,27 +1,31 @@
-"""Read any mix of input paths into one Dataset, each with its format's parser."""
+"""Read any mix of input paths into one Dataset, each with its format's parser, and report on every file."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from pipeline.dataset import Dataset
-from pipeline.sources import detect_format
+from pipeline.errors import InputFormatError
+from pipeline.sources import bsdata, detect_format, page, wahapedia
+from pipeline.sources.report import ParseReport
 from schemas.records import Record, Source, SourceFormat
 
-#: format -> module holding its `parse(path)`.
-PARSER_MODULES: dict[SourceFormat, str] = {
-    "page_export": "pipeline.sources.page_export",
-    "wahapedia_csv": "pipeline.sources.wahapedia_csv",
-    "bsdata": "pipeline.sources.bsdata_xml",
+
+class Parser(Protocol):
+    """A format's `parse(path)`: its records; with a report, also one `FileReport` per file parsed."""
+
+    def __call__(self, path: Path, report: ParseReport | None = None, /) -> Iterator[Record]: ...
+
+
+#: format -> its subpackage's `parse(path)`.
+PARSERS: dict[SourceFormat, Parser] = {
+    "page_export": page.parse,
+    "wahapedia_csv": wahapedia.parse,
+    "bsdata": bsdata.parse,
 }
-
-
-def parser_for(fmt: SourceFormat) -> Callable[[Path], Iterator[Record]]:
-    module = importlib.import_module(PARSER_MODULES[fmt])
-    parse: Callable[[Path], Iterator[Record]] = module.parse
-    return parse
 
 
 def expand(path: Path, fmt: SourceFormat) -> list[Path]:
@@ -38,7 +42,7 @@ def default_inputs(raw_dir: Path) -> list[Path]:
         if child.is_dir() and any(child.iterdir()):
             try:
                 detect_format(child)
-            except Exception:
+            except InputFormatError:
                 continue
             found.append(child)
     return found
@@ -63,12 +67,21 @@ def _portable(record: Record, input_path: Path) -> Record:
     return record
 
 
-def read_inputs(paths: Sequence[Path]) -> Dataset:
-    """Parse every input into one Dataset (formats detected per path)."""
-    dataset = Dataset()
+@dataclass(frozen=True)
+class ParseResult:
+    """Every input's records, and what parsing gave per file (`report.as_dict()` goes in the manifest)."""
+
+    dataset: Dataset
+    report: ParseReport
+
+
+def read_inputs(paths: Sequence[Path]) -> ParseResult:
+    """Parse every input into one Dataset (formats detected per path), with a report per file."""
+    records: list[Record] = []
+    report = ParseReport()
     for path in paths:
         fmt = detect_format(path)
-        parse = parser_for(fmt)
+        parse = PARSERS[fmt]
         for item in expand(path, fmt):
-            dataset.extend(_portable(record, path) for record in parse(item))
-    return dataset
+            records.extend(_portable(record, path) for record in parse(item, report))
+    return ParseResult(Dataset(records), report)

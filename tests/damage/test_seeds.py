@@ -1,4 +1,4 @@
-"""The engine on the three seed pages (parsed by pipeline.sources.page_export) plus the reference profiles."""
+"""The engine on the three seed pages (parsed by pipeline.sources.page) plus the reference profiles."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pipeline.damage import (
     weapons_frame,
 )
 from pipeline.damage.inputs import WEAPON_ABILITY_SCHEMA
-from pipeline.sources import page_export
+from pipeline.sources import page as page_export
 
 
 @pytest.fixture(scope="module")

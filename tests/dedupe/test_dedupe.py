@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.dedupe import dedupe_rules, rule_hash
 from pipeline.dedupe.rules import DedupeResult
-from pipeline.sources.page_export import parse_page
+from pipeline.sources.page.parser import parse_page
 from schemas.records import Rule, RuleBlock
 from tests.conftest import AVENGER, INVOCATUS, WAZDAKKA
 

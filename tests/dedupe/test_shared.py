@@ -7,7 +7,7 @@ import copy
 from pipeline.dataset import Dataset
 from pipeline.dedupe import merge_shared_records
 from pipeline.dedupe.stage import dedupe_stage
-from pipeline.sources.page_export import parse_page
+from pipeline.sources.page.parser import parse_page
 from schemas.records import Record, Stratagem, Weapon
 from tests.conftest import AVENGER, INVOCATUS, WAZDAKKA
 

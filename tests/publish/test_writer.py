@@ -31,7 +31,7 @@ class _ParseReport:
 
 
 def test_publish_writes_the_reports_it_is_given_and_changes_nothing_it_was_given(tmp_path: Path) -> None:
-    deduped = dedupe_stage(read_inputs([config.RAW_PAGES_DIR]))
+    deduped = dedupe_stage(read_inputs([config.RAW_PAGES_DIR]).dataset)
     reconciled = reconcile_stage(deduped.dataset)
     frames = build_frames(reference_stage(reconciled.dataset).dataset)
     damage = damage_stage(frames)

@@ -33,7 +33,7 @@ INVOCATUS = "unit:world-eaters:lord-invocatus"
 
 @pytest.fixture(scope="module")
 def reconciled(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path) -> tuple[Dataset, dict[str, Any]]:
-    staged = reconcile_stage(read_inputs([pages_dir, wahapedia_dir, bsdata_dir]))
+    staged = reconcile_stage(read_inputs([pages_dir, wahapedia_dir, bsdata_dir]).dataset)
     return staged.dataset, staged.report.as_dict()
 
 

@@ -10,6 +10,7 @@ import pytest
 from pipeline.errors import InputFormatError
 from pipeline.sources import detect_format
 from pipeline.sources.registry import read_inputs
+from schemas.records import Source
 
 
 def test_formats_are_detected_per_path(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path) -> None:
@@ -31,11 +32,51 @@ def test_unknown_or_missing_inputs_raise_one_clear_error(tmp_path: Path) -> None
 def test_source_paths_do_not_depend_on_where_the_inputs_lie(pages_dir: Path, tmp_path: Path) -> None:
     copy = tmp_path / "elsewhere" / "pages"
     shutil.copytree(pages_dir, copy)
-    here = [s.row() for s in read_inputs([pages_dir]).table("sources")]
-    there = [s.row() for s in read_inputs([copy]).table("sources")]
+    here = [s.row() for s in read_inputs([pages_dir]).dataset.table("sources")]
+    there = [s.row() for s in read_inputs([copy]).dataset.table("sources")]
     assert here == there
     assert [r["path"] for r in here] == [
         "pages/000_2e2c183ddf21453e.txt",
         "pages/002_6cc6c763f2509c79.txt",
         "pages/003_39e7b05ac4966267.txt",
     ]
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_every_file_parsed_has_one_report_of_one_shape(pages_dir: Path) -> None:
+    result = read_inputs([pages_dir, FIXTURES / "wahapedia" / "broken", FIXTURES / "bsdata" / "army"])
+    sources = {s.source_id: s for s in result.dataset.table("sources") if isinstance(s, Source)}
+    reports = {r.source_id: r for r in result.report.files}
+    for source_id, source in sources.items():
+        report = reports[source_id]
+        assert (report.format, report.rows_in, report.rows_curated, report.rows_quarantined) == (
+            source.format, source.rows_in, source.rows_curated, source.rows_quarantined,
+        )  # fmt: skip
+    # the six tables the broken export lacks have no Source, but a report saying so
+    missing = {sid: r.quarantine for sid, r in reports.items() if sid not in sources}
+    assert len(missing) == 6 and set(map(str, missing.values())) == {"{'csv: file missing': 1}"}
+    assert result.report.as_dict()["totals"] == {
+        "bsdata": {"files": 3, "rows_in": 16, "rows_curated": 7, "rows_quarantined": 9},
+        "page_export": {"files": 3, "rows_in": 1597, "rows_curated": 1594, "rows_quarantined": 3},
+        "wahapedia_csv": {"files": 18, "rows_in": 51, "rows_curated": 24, "rows_quarantined": 27},
+    }
+
+
+def test_reports_carry_what_only_their_format_knows(pages_dir: Path) -> None:
+    result = read_inputs([pages_dir / "003_39e7b05ac4966267.txt", FIXTURES / "bsdata" / "army"])
+    reports = {r.source_id: r for r in result.report.files}
+    invocatus = reports["page_export:003_39e7b05ac4966267.txt"]
+    assert dict(invocatus.counts) == {
+        "record lines": 405, "furniture lines": 27, "duplicate lines": 48, "quarantine lines": 1,
+        "profiles_without_statline": 1,
+    }  # fmt: skip
+    assert invocatus.records["weapons"] == 3 and invocatus.records["stratagems"] == 19
+    assert invocatus.quarantine == {"sentence after a rule's summary, without a heading": 1}
+    army = reports["bsdata:Test Army.cat"]
+    assert army.notes == ("linked catalogue not available: Missing Library",)
+    assert dict(army.counts) == {
+        "hidden_fragments": 0, "non_unit_root_entries": 1, "points_modifiers_skipped": 1, "purchases_skipped": 3,
+    }  # fmt: skip
+    assert (army.records["datasheets"], army.records["rule_blocks"], sum(army.quarantine.values())) == (2, 1, 9)

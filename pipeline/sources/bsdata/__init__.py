@@ -1,0 +1,5 @@
+"""BattleScribe (BSData) `.cat` / `.gst` catalogues (docs/sources.md#bsdata-catalogues)."""
+
+from pipeline.sources.bsdata.parser import parse
+
+__all__ = ["parse"]

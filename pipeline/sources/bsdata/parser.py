@@ -1,0 +1,289 @@
+"""BattleScribe (BSData) `.cat` / `.gst` catalogues -> contract records, file by file, every unit-level
+entry, rule and bad fragment accounted for (docs/sources.md#bsdata-catalogues)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.errors import InputFormatError
+from pipeline.ids import file_sha256
+from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row, record_table
+from pipeline.sources.bsdata.frame import UnitFrame, raw_xml
+from pipeline.sources.bsdata.index import (
+    SUFFIXES,
+    BsdataFolder,
+    Catalogue,
+    Element,
+    Scope,
+    children,
+    is_hidden,
+    load_catalogue,
+    load_folder,
+    local_name,
+)
+from pipeline.sources.bsdata.points import model_range, points_tiers
+from pipeline.sources.bsdata.text import clean_name, rule_text
+from pipeline.sources.bsdata.units import UnitBuilder
+from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
+from pipeline.sources.report import FileReport, ParseReport
+from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source
+
+CURATED_TYPES = (Datasheet, RuleBlock)
+#: Characters of a whole unit entry kept as its quarantined raw text (its opening names it).
+UNIT_EXCERPT = 500
+#: Characters of an unreadable file kept as its quarantined raw text.
+FILE_HEAD = 1000
+
+
+@dataclass
+class FileStats:
+    """What one file's walk skipped on purpose, and the catalogues it links that are not available."""
+
+    source_id: str
+    missing_catalogues: list[str] = field(default_factory=list)
+    hidden_fragments: int = 0
+    purchases_skipped: int = 0
+    points_modifiers_skipped: int = 0
+    non_unit_root_entries: int = 0
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "hidden_fragments": self.hidden_fragments,
+            "purchases_skipped": self.purchases_skipped,
+            "points_modifiers_skipped": self.points_modifiers_skipped,
+            "non_unit_root_entries": self.non_unit_root_entries,
+        }
+
+    def notes(self) -> list[str]:
+        return [f"linked catalogue not available: {name}" for name in self.missing_catalogues]
+
+
+class _FileRun:
+    """Parsing of one catalogue file: yields its records and keeps its accounting."""
+
+    def __init__(self, folder: BsdataFolder, catalogue: Catalogue) -> None:
+        self.catalogue = load_catalogue(catalogue)
+        self.root: Element = catalogue.root  # None only for unreadable files, which `run` handles first
+        self.folder = folder
+        self.stats = FileStats(catalogue.source_id)
+        self.ledger = RowLedger(catalogue.source_id, "bsdata")
+        self._reported_links: set[tuple[str, int]] = set()
+
+    def _track(self, records: Iterable[Record]) -> Iterator[Record]:
+        """Count each row as it is decided: a unit or rule curated, or a quarantine row."""
+        for record in records:
+            if isinstance(record, QuarantineRow):
+                self.ledger.quarantined(record)
+            elif isinstance(record, CURATED_TYPES):
+                self.ledger.curate([record])
+            else:
+                self.ledger.tally([record])
+            yield record
+
+    def _quarantine(self, line: int | None, reason: str, raw: str, table: str | None) -> QuarantineRow:
+        return quarantine_row(self.catalogue.source_id, line, reason, raw, table)
+
+    def report(self) -> FileReport:
+        return self.ledger.report(self.stats.counts(), self.stats.notes())
+
+    def run(self) -> Iterator[Record]:
+        if self.root is None:
+            error = self.catalogue.error or "unreadable"
+            raw = self._file_head()
+            yield from self._track([self._quarantine(self.catalogue.error_line, error, raw, "file")])
+        else:
+            scope = self.folder.scope(self.catalogue)
+            self.stats.missing_catalogues = scope.missing_names()
+            yield from self._track(self._missing_catalogue_rows(scope))
+            yield from self._track(self._unit_rows(scope))
+            yield from self._track(self._rule_rows())
+        yield self._source()
+
+    def _file_head(self, limit: int = FILE_HEAD) -> str:
+        """The start of an unreadable file, as the quarantined fragment."""
+        try:
+            with open(self.catalogue.path, encoding="utf-8", errors="replace") as handle:
+                return handle.read(limit)
+        except OSError:
+            return ""
+
+    def _source(self) -> Source:
+        """Rows in are the rows decided: BSData has no row count of its own (docs/sources.md#bsdata-catalogues)."""
+        path = str(self.catalogue.path)
+        self.ledger.rows_in = self.ledger.rows_curated + self.ledger.rows_quarantined
+        return self.ledger.source(path, file_sha256(path))
+
+    # -- catalogue links ----------------------------------------------------------
+    def _missing_catalogue_rows(self, scope: Scope) -> Iterator[QuarantineRow]:
+        for missing in scope.missing:
+            if missing.linked_from != self.catalogue.path.name:
+                continue  # reported by the file that declares the link
+            if missing.kind == "gameSystem":
+                raw = f'gameSystemId="{missing.target_id}"'
+                reason = f"unresolved link: game system {missing.target_id} {missing.why}"
+            else:
+                raw = f'<catalogueLink name="{missing.name}" targetId="{missing.target_id}"/>'
+                reason = f"unresolved link: catalogueLink to '{missing.name}' ({missing.target_id}) {missing.why}"
+            yield self._quarantine(missing.line or self.root.sourceline, reason, raw, missing.kind)
+
+    def _link_reason(self, link: Element, scope: Scope) -> str:
+        tag, name, target = local_name(link), link.get("name") or "?", link.get("targetId") or "?"
+        missing = scope.missing_names()
+        where = f"not in '{self.catalogue.name}', its game system or linked catalogues"
+        unavailable = f" (linked but not available: {', '.join(missing)})" if missing else ""
+        return f"unresolved link: {tag} '{name}' -> {target} {where}{unavailable}"
+
+    def _problem_rows(self, problems: list[LinkProblem], scope: Scope, line: int) -> Iterator[QuarantineRow]:
+        for problem in problems:
+            key = (str(problem.catalogue.path), int(problem.link.sourceline or 0))
+            if key in self._reported_links:
+                continue
+            self._reported_links.add(key)
+            in_file = problem.catalogue is self.catalogue and problem.link.sourceline
+            where = "" if in_file else f"{problem.catalogue.path.name}:{problem.link.sourceline}: "
+            row_line = int(problem.link.sourceline) if in_file else line
+            yield self._quarantine(
+                row_line, self._link_reason(problem.link, scope), where + raw_xml(problem.link), "link"
+            )
+
+    # -- units --------------------------------------------------------------------
+    def _root_entries(self) -> list[Element]:
+        root = self.root
+        links = [
+            link for link in children(root, "entryLinks", "entryLink") if link.get("type") != "selectionEntryGroup"
+        ]
+        return children(root, "selectionEntries", "selectionEntry") + links
+
+    def _unit_rows(self, scope: Scope) -> Iterator[Record]:
+        walker = UnitWalker(scope)
+        first_line: dict[str, int] = {}
+        for element in self._root_entries():
+            line = int(element.sourceline or 1)
+            link = element if local_name(element) == "entryLink" else None
+            resolved = scope.resolve(element.get("targetId")) if link is not None else (element, self.catalogue)
+            if resolved is None:
+                yield self._quarantine(line, self._link_reason(element, scope), raw_xml(element), "entryLink")
+                continue
+            entry, entry_catalogue = resolved
+            if local_name(entry) != "selectionEntry" or entry.get("type") not in {"unit", "model"}:
+                self.stats.non_unit_root_entries += 1
+                continue
+            name = clean_name(entry.get("name")) or "?"
+            key = entry.get("id") or f"line {line}"
+            if is_hidden(entry) or is_hidden(link):
+                yield self._quarantine(line, f"hidden entry: '{name}' has hidden=\"true\"", raw_xml(element), "unit")
+            elif key in first_line:
+                reason = f"duplicate entry: '{name}' ({key}) already read at line {first_line[key]}"
+                yield self._quarantine(line, reason, raw_xml(element), "unit")
+            else:
+                first_line[key] = line
+                content = walker.walk(entry, entry_catalogue, link)
+                yield from self._problem_rows(content.problems, scope, line)
+                yield from self._unit_records(content, link, scope, line, walker)
+
+    def _unit_records(
+        self, content: UnitContent, link: Element | None, scope: Scope, line: int, walker: UnitWalker
+    ) -> Iterator[Record]:
+        entry = content.entry
+        self.stats.hidden_fragments += content.hidden_skipped
+        self.stats.purchases_skipped += content.purchases_skipped
+        name = clean_name(entry.get("name")) or "?"
+        if not content.has_unit_profile():
+            reason = f"no Unit profile: '{name}' has no statline"
+            yield self._quarantine(line, reason, raw_xml(entry, UNIT_EXCERPT), "unit")
+            return
+        datasheet_id = f"bs:{self.catalogue.stable_id}:{entry.get('id') or line}"
+        frame = UnitFrame(datasheet_id, name, self.catalogue, scope, line)
+        try:
+            records = self._build(content, frame, link, scope, walker)
+        except ValueError as exc:
+            reason = invalid_reason(record_table(exc, Datasheet.TABLE), exc, f"unit '{name}'")
+            yield self._quarantine(line, reason, raw_xml(entry, UNIT_EXCERPT), "unit")
+            return
+        yield from records
+
+    def _build(
+        self, content: UnitContent, frame: UnitFrame, link: Element | None, scope: Scope, walker: UnitWalker
+    ) -> list[Record]:
+        """All records of one unit, built before any is yielded (a failure drops the unit whole)."""
+        builder = UnitBuilder(content, frame)
+        models = model_range(content.entry, link, scope, walker.is_barren)
+        points = points_tiers(content.entry, link, models, content.model_entry_ids)
+        self.stats.points_modifiers_skipped += points.skipped
+        return [
+            builder.datasheet(),
+            *builder.model_records(models),
+            *builder.weapon_records(),
+            *builder.ability_records(),
+            *builder.keyword_records(),
+            *builder.points_records(points),
+        ]
+
+    # -- rules --------------------------------------------------------------------
+    def _rule_rows(self) -> Iterator[Record]:
+        first_line: dict[str, int] = {}
+        for rule in self.root.iter("{*}rule"):
+            line = int(rule.sourceline or 1)
+            name = clean_name(rule.get("name"))
+            key = rule.get("id") or f"line {line}"
+            if is_hidden(rule):
+                yield self._quarantine(line, f"hidden entry: rule '{name}' has hidden=\"true\"", raw_xml(rule), "rule")
+            elif key in first_line:
+                reason = f"duplicate entry: rule '{name}' ({key}) already read at line {first_line[key]}"
+                yield self._quarantine(line, reason, raw_xml(rule), "rule")
+            else:
+                first_line[key] = line
+                yield from self._rule_block(rule, name, line)
+
+    def _rule_block(self, rule: Element, name: str, line: int) -> Iterator[Record]:
+        try:
+            yield RuleBlock(
+                title=name, body=rule_text(rule), kind="rule", source_id=self.catalogue.source_id, line=line
+            )
+        except ValueError as exc:
+            reason = invalid_reason(RuleBlock.TABLE, exc, f"rule '{name}'")
+            yield self._quarantine(line, reason, raw_xml(rule), "rule")
+
+
+class BsdataParser:
+    """Parses catalogues; keeps loaded folders so per-file calls load a folder only once.
+
+    `stats` holds a `FileStats` per parsed file (units, weapons, unresolved links, ...).
+    """
+
+    def __init__(self, report: ParseReport | None = None) -> None:
+        self._folders: dict[Path, BsdataFolder] = {}
+        self.stats: dict[str, FileStats] = {}
+        self.report = report
+
+    def folder(self, folder: Path) -> BsdataFolder:
+        key = folder.resolve()
+        if key not in self._folders:
+            self._folders[key] = load_folder(key)
+        return self._folders[key]
+
+    def _catalogues(self, path: Path) -> list[tuple[BsdataFolder, Catalogue]]:
+        if path.is_dir():
+            folder = self.folder(path)
+            return [(folder, c) for c in folder.catalogues]
+        if not path.is_file() or path.suffix.lower() not in SUFFIXES:
+            raise InputFormatError("expected a .cat/.gst file or a folder of them", path=path)
+        folder = self.folder(path.parent)
+        catalogue = folder.catalogue(path)
+        return [(folder, catalogue)] if catalogue is not None else []
+
+    def parse(self, path: Path) -> Iterator[Record]:
+        """Records of a `.cat`/`.gst` file or of every such file in a folder (Source last per file)."""
+        for folder, catalogue in self._catalogues(Path(path)):
+            run = _FileRun(folder, catalogue)
+            self.stats[catalogue.source_id] = run.stats
+            yield from run.run()
+            if self.report is not None:
+                self.report.add(run.report())
+
+
+def parse(path: Path, report: ParseReport | None = None) -> Iterator[Record]:
+    """Records of a `.cat`/`.gst` file (its folder is loaded for links) or of a folder of them."""
+    return BsdataParser(report).parse(path)

@@ -1,0 +1,122 @@
+"""Text of BattleScribe profiles: characteristics, rule descriptions, statline values, read in one place so
+every record builder is consistent."""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.normalise.text import collapse_ws, fold_quotes
+from pipeline.sources.bsdata.index import Element, children
+from schemas.records import InvulnCondition
+
+_MARKUP_RE = re.compile(r"\^\^|\*\*")
+_NONE_VALUES = {"", "-", "–", "n/a", "none"}
+_INVULN_TEXT_RE = re.compile(r"(\d)\s*\+\s*\*?\s*invulnerable save", re.IGNORECASE)
+_PLUS_RE = re.compile(r"(\d)\s*\+")
+_CONDITION_RE = re.compile(r"against (ranged|melee) attacks|\b(ranged|melee)[ -]only\b", re.IGNORECASE)
+_DAMAGED_RE = re.compile(r"^damaged\s*:?\s*(\d+\s*[-–]\s*\d+|\d+)\s*wounds?\b", re.IGNORECASE)
+_LEADING_MARKS_RE = re.compile(r"^[\W_]+(?=\w)")
+
+
+def clean_text(text: str | None) -> str:
+    """Plain text: BattleScribe markup removed, spaces collapsed per line, blank lines dropped."""
+    if not text:
+        return ""
+    lines = (collapse_ws(_MARKUP_RE.sub("", line)) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def clean_name(text: str | None) -> str:
+    """An entry or profile name: `➤ Plasma gun - supercharge` -> `Plasma gun - supercharge`."""
+    return _LEADING_MARKS_RE.sub("", collapse_ws(text or ""))
+
+
+def characteristics(profile: Element) -> dict[str, str]:
+    """Characteristic name (lower case) -> text, in document order."""
+    values: dict[str, str] = {}
+    for characteristic in children(profile, "characteristics", "characteristic"):
+        name = (characteristic.get("name") or "").strip().casefold()
+        if name and name not in values:
+            values[name] = (characteristic.text or "").strip()
+    return values
+
+
+def profile_text(profile: Element) -> str:
+    """A profile as ability text: its only characteristic, or `Name: value` lines."""
+    items = [
+        (c.get("name") or "", clean_text(c.text))
+        for c in children(profile, "characteristics", "characteristic")
+        if clean_text(c.text)
+    ]
+    if len(items) == 1:
+        return items[0][1]
+    return "\n".join(f"{name}: {value}" for name, value in items)
+
+
+def rule_text(rule: Element) -> str:
+    description = rule.find("{*}description")
+    return clean_text(description.text if description is not None else "")
+
+
+def is_none_value(text: str | None) -> bool:
+    return text is None or text.strip().casefold() in _NONE_VALUES
+
+
+def stat_int(text: str | None) -> int | None:
+    """`6` -> 6, `-` -> None; ValueError for anything else (`*`, `D6`)."""
+    if is_none_value(text):
+        return None
+    cleaned = (text or "").strip()
+    if not cleaned.isdigit():
+        raise ValueError(f"not a whole number: {text!r}")
+    return int(cleaned)
+
+
+def stat_plus(text: str | None) -> int | None:
+    """`3+` -> 3, `N/A` -> None; ValueError otherwise."""
+    if is_none_value(text):
+        return None
+    match = re.fullmatch(r"(\d+)\s*\+?", (text or "").strip())
+    if match is None:
+        raise ValueError(f"not a roll target: {text!r}")
+    return int(match.group(1))
+
+
+def stat_inches(text: str | None) -> int | None:
+    """`10"` -> 10, `20+"` / `20"+` (aircraft minimum move) -> 20, `-` / `Melee` -> None."""
+    if text is None:
+        return None
+    cleaned = fold_quotes(text).replace('"', "").replace("+", "").strip()
+    if cleaned.casefold() in _NONE_VALUES | {"melee"}:
+        return None
+    if not cleaned.isdigit():
+        raise ValueError(f"not a distance: {text!r}")
+    return int(cleaned)
+
+
+def ap_value(text: str | None) -> str:
+    """AP as written; `-` (no AP) means 0."""
+    return "0" if is_none_value(text) else (text or "").strip()
+
+
+def is_invuln_ability(name: str) -> bool:
+    return "invulnerable save" in name.casefold()
+
+
+def parse_invuln(name: str, text: str) -> tuple[int, InvulnCondition | None] | None:
+    """`This model has a 4+ invulnerable save against ranged attacks.` -> (4, "ranged")."""
+    match = _INVULN_TEXT_RE.search(text) or _PLUS_RE.search(name)
+    if match is None:
+        return None
+    condition_match = _CONDITION_RE.search(text) or _CONDITION_RE.search(name)
+    condition: InvulnCondition | None = None
+    if condition_match is not None:
+        word = (condition_match.group(1) or condition_match.group(2)).casefold()
+        condition = "ranged" if word == "ranged" else "melee"
+    return int(match.group(1)), condition
+
+
+def damaged_range(name: str) -> str | None:
+    """`Damaged: 1-5 Wounds Remaining` -> `1-5`."""
+    match = _DAMAGED_RE.match(name.strip())
+    return re.sub(r"\s*[-–]\s*", "-", match.group(1)) if match else None
