@@ -76,19 +76,21 @@ def _handled(name: str, command: Callable[P, None]) -> Callable[P, None]:
         progress.stage = name
         try:
             command(*args, **kwargs)
+            return
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except QualityGateError as exc:
-            raise _fail(str(exc), EXIT_QUALITY) from exc
+            message, code = str(exc), EXIT_QUALITY
         except PipelineError as exc:
-            raise _fail(str(exc), EXIT_ERROR) from exc
+            message, code = str(exc), EXIT_ERROR
         except Exception as exc:  # an unplanned failure still gets one message, not a traceback
             if _debug():
                 raise
-            message = (
-                f"unexpected {type(exc).__name__}: {exc} in stage {progress.stage} (set {DEBUG_ENV}=1 for details)"
-            )
-            raise _fail(message, EXIT_ERROR) from exc
+            message, code = f"unexpected {type(exc).__name__}: {exc} in stage {progress.stage}", EXIT_ERROR
+            message += f" (set {DEBUG_ENV}=1 for details)"
+        # Raised outside the except blocks: the exit carries no traceback that would keep the
+        # failed stage's objects (open DuckDB connections, frames) alive until interpreter exit.
+        raise _fail(message, code)
 
     return handled
 
