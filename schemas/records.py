@@ -12,12 +12,14 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from schemas.dice import DiceField
+from schemas.dice import Dice, DiceField
 from schemas.weapon_abilities import WeaponAbility
 
 SourceFormat = Literal["page_export", "wahapedia_csv", "bsdata", "reference"]
 WeaponKind = Literal["ranged", "melee"]
 InvulnCondition = Literal["ranged", "melee"]
+#: Highest Strength a weapon profile may have (Titan weapons reach 30+).
+MAX_STRENGTH = 40
 
 
 class Record(BaseModel):
@@ -133,13 +135,20 @@ class Weapon(Record):
     range_inches: int | None = Field(default=None, ge=0, le=1000, description='Titans reach 480".')
     attacks: DiceField
     skill: int | None = Field(default=None, ge=2, le=6, description="NULL for torrent.")
-    strength: int = Field(ge=1, le=40)
+    strength: DiceField = Field(description="Dice text (`8`, `2D6`); each attack rolls its own.")
     ap: int = Field(ge=-6, le=0)
     damage: DiceField
     abilities: list[str] = Field(default_factory=list, description="Normalised, lower case.")
     typed_abilities: list[WeaponAbility] = Field(default_factory=list, exclude=True)
 
-    EXTRA_COLUMNS: ClassVar[dict[str, type]] = {"attacks_mean": float, "damage_mean": float}
+    EXTRA_COLUMNS: ClassVar[dict[str, type]] = {"attacks_mean": float, "strength_mean": float, "damage_mean": float}
+
+    @field_validator("strength")
+    @classmethod
+    def _strength_range(cls, value: Dice) -> Dice:
+        if value.min < 1 or value.max > MAX_STRENGTH:
+            raise ValueError(f"strength {value.text} outside 1..{MAX_STRENGTH}")
+        return value
 
     @field_validator("ap", mode="before")
     @classmethod
@@ -150,6 +159,7 @@ class Weapon(Record):
     def row(self) -> dict[str, Any]:
         row = super().row()
         row["attacks_mean"] = self.attacks.mean
+        row["strength_mean"] = self.strength.mean
         row["damage_mean"] = self.damage.mean
         return row
 

@@ -25,11 +25,12 @@ WEAPON_SCHEMA: dict[str, Any] = {
     "range_inches": pl.Int64,
     "attacks": pl.String,
     "skill": pl.Int64,
-    "strength": pl.Int64,
+    "strength": pl.String,
     "ap": pl.Int64,
     "damage": pl.String,
     "abilities": pl.List(pl.String),
     "attacks_mean": pl.Float64,
+    "strength_mean": pl.Float64,
     "damage_mean": pl.Float64,
 }
 

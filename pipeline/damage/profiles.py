@@ -19,7 +19,8 @@ from schemas.dice import parse_dice
 
 #: Weapon columns of a distinct weapon profile (plus one `anti_<KEYWORD>` per anti keyword).
 WEAPON_KEY: tuple[str, ...] = (
-    "ranged", "attacks_mean", "skill", "auto_hit", "strength", "ap", "dmg_n", "dmg_sides", "dmg_plus",
+    "ranged", "attacks_mean", "skill", "auto_hit", "str_n", "str_sides", "str_plus", "ap", "dmg_n", "dmg_sides",
+    "dmg_plus",
     "blast", "rapid_fire", "sustained_hits", "lethal_hits", "twin_linked", "devastating_wounds", "heavy",
     "lance", "mel_n", "mel_sides", "mel_plus", "ignores_cover", "indirect_fire", "hazardous",
 )  # fmt: skip
@@ -92,7 +93,8 @@ def prepare_weapons(weapons: pl.DataFrame, weapon_abilities: pl.DataFrame) -> We
     if attacks is None or attacks.null_count():
         attacks = pl.Series([parse_dice(t).mean for t in weapons["attacks"]], dtype=pl.Float64)
     skill_null = frame["skill"].is_null() & ~frame["torrent"]
-    frame = pl.concat([frame, _dice_columns(frame["damage"], "dmg")], how="horizontal").with_columns(
+    dice = [_dice_columns(frame["damage"], "dmg"), _dice_columns(frame["strength"].cast(pl.String), "str")]
+    frame = pl.concat([frame, *dice], how="horizontal").with_columns(
         attacks.alias("attacks_mean"),
         (pl.col("kind") == "ranged").alias("ranged"),
         (pl.col("torrent") | pl.col("skill").is_null()).alias("auto_hit"),

@@ -123,8 +123,7 @@ def test_fixture_quarantine_reasons(army: list[Record]) -> None:
     }
     assert any("Missing Library" in r and "not in folder" in r for r in reasons(army, "bsdata:Test Army.cat"))
     assert (
-        "weapons: strength: Input should be a valid integer, unable to parse string as an integer"
-        " (profile 'Broken gun' of unit 'Test Squad')"
+        "weapons: strength: Value error, not a dice expression: '*' (profile 'Broken gun' of unit 'Test Squad')"
     ) in reasons(army, "bsdata:Test Army.cat")
 
 
@@ -152,7 +151,7 @@ def test_fixture_weapons_and_abilities(army: list[Record]) -> None:
     squad = datasheet(army, "bsdata:Test Army.cat", "Test Squad")
     rifle = weapon(army, squad, "Test rifle")  # profile named "➤ Test rifle"
     assert (rifle.kind, rifle.range_inches, rifle.attacks.text, rifle.skill) == ("ranged", 24, "2", 4)
-    assert (rifle.strength, rifle.ap, rifle.damage.text) == (4, -1, "1")
+    assert (rifle.strength.text, rifle.ap, rifle.damage.text) == ("4", -1, "1")
     assert rifle.abilities == ["rapid fire 1", "anti-infantry 4+"]
     sword = weapon(army, squad, "Power sword")
     assert (sword.kind, sword.range_inches, sword.skill, sword.abilities) == ("melee", None, 3, [])
@@ -188,7 +187,7 @@ def test_fixture_cross_catalogue_unit_without_namespace(army: list[Record]) -> N
     )
     assert (profile.invuln, profile.invuln_condition) == (4, None)
     cannon = weapon(army, walker, "Walker cannon")
-    assert (cannon.attacks.text, cannon.skill, cannon.strength, cannon.abilities) == ("D6+1", 3, 9, ["blast"])
+    assert (cannon.attacks.text, cannon.skill, cannon.strength.text, cannon.abilities) == ("D6+1", 3, "9", ["blast"])
     assert weapon(army, walker, "Big fist").damage.text == "D6+1"
     assert points(army, walker) == [(1, 150)]
     assert not of_type(army, Datasheet, "bsdata:Test Library.cat")  # a library has no root entries
@@ -293,7 +292,7 @@ def test_lord_invocatus(real: list[Record]) -> None:
     assert (profile.movement, profile.toughness, profile.save, profile.wounds) == (10, 6, 3, 8)
     assert (profile.leadership, profile.oc, profile.invuln, profile.invuln_condition) == (6, 2, 4, None)
     pistol = weapon(real, invocatus, "Bolt pistol")
-    assert (pistol.skill, pistol.range_inches, pistol.attacks.text, pistol.strength) == (2, 12, "1", 4)
+    assert (pistol.skill, pistol.range_inches, pistol.attacks.text, pistol.strength.text) == (2, 12, "1", "4")
     assert (pistol.ap, pistol.damage.text, pistol.abilities) == (0, "1", ["pistol"])
     bane = weapon(real, invocatus, "Coward's Bane")
     assert (bane.kind, bane.attacks.text, bane.skill, bane.ap, bane.abilities) == (
@@ -352,44 +351,44 @@ def test_real_statlines(
 @pytest.mark.parametrize(
     ("source_id", "unit", "name", "expected"),
     [
-        (ORKS, "Boyz", "Shoota", ("ranged", 18, "2", 5, 4, 0, "1", ["rapid fire 1"])),  # Orks.cat 22123
-        (ORKS, "Boyz", "Power klaw", ("melee", None, "3", 4, 9, -2, "2", [])),  # Orks.cat 3450
+        (ORKS, "Boyz", "Shoota", ("ranged", 18, "2", 5, "4", 0, "1", ["rapid fire 1"])),  # Orks.cat 22123
+        (ORKS, "Boyz", "Power klaw", ("melee", None, "3", 4, "9", -2, "2", [])),  # Orks.cat 3450
         (
             AM,
             "Leman Russ Battle Tank",
             "Leman Russ battle cannon",
-            ("ranged", 48, "D6+3", 4, 10, -1, "3", ["blast"]),
+            ("ranged", 48, "D6+3", 4, "10", -1, "3", ["blast"]),
         ),
         (
             AM,
             "Leman Russ Battle Tank",
             "Heavy flamer",
-            ("ranged", 12, "D6", None, 5, -1, "1", ["ignores cover", "torrent"]),
+            ("ranged", 12, "D6", None, "5", -1, "1", ["ignores cover", "torrent"]),
         ),
         (
             NECRONS,
             "Necron Warriors",
             "Gauss flayer",
-            ("ranged", 24, "1", 4, 4, 0, "1", ["lethal hits", "rapid fire 1"]),
+            ("ranged", 24, "1", 4, "4", 0, "1", ["lethal hits", "rapid fire 1"]),
         ),
         (
             TAU,
             "Broadside Battlesuits",
             "Heavy rail rifle",
-            ("ranged", 60, "2", 4, 12, -4, "D6+1", ["heavy", "devastating wounds"]),
+            ("ranged", 60, "2", 4, "12", -4, "D6+1", ["heavy", "devastating wounds"]),
         ),
         (
             TYRANIDS,
             "Winged Hive Tyrant",
             "Heavy venom cannon",
-            ("ranged", 36, "D3", 2, 9, -2, "3", ["blast"]),
+            ("ranged", 36, "D3", 2, "9", -2, "3", ["blast"]),
         ),
-        (TYRANIDS, "Termagants", "Fleshborer", ("ranged", 18, "1", 4, 5, 0, "1", ["assault"])),
+        (TYRANIDS, "Termagants", "Fleshborer", ("ranged", 18, "1", 4, "5", 0, "1", ["assault"])),
     ],
 )
 def test_real_weapons(real: list[Record], source_id: str, unit: str, name: str, expected: tuple[object, ...]) -> None:
     found = weapon(real, datasheet(real, source_id, unit), name)
-    values = (found.kind, found.range_inches, found.attacks.text, found.skill, found.strength, found.ap)
+    values = (found.kind, found.range_inches, found.attacks.text, found.skill, found.strength.text, found.ap)
     assert (*values, found.damage.text, found.abilities) == expected
 
 
