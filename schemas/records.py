@@ -18,6 +18,7 @@ from schemas.weapon_abilities import WeaponAbility
 SourceFormat = Literal["page_export", "wahapedia_csv", "bsdata", "reference"]
 WeaponKind = Literal["ranged", "melee"]
 InvulnCondition = Literal["ranged", "melee"]
+UNLOCKED_BY = "The option(s) whose selection shows this (hidden until chosen); NULL: always shown."
 #: Highest Strength a weapon profile may have (Titan weapons reach 30+).
 MAX_STRENGTH = 40
 
@@ -139,6 +140,7 @@ class Weapon(Record):
     ap: int = Field(ge=-6, le=0)
     damage: DiceField
     abilities: list[str] = Field(default_factory=list, description="Normalised, lower case.")
+    unlocked_by: str | None = Field(default=None, description=UNLOCKED_BY)
     typed_abilities: list[WeaponAbility] = Field(default_factory=list, exclude=True)
 
     EXTRA_COLUMNS: ClassVar[dict[str, type]] = {"attacks_mean": float, "strength_mean": float, "damage_mean": float}
@@ -186,6 +188,7 @@ class Ability(Record):
     text: str | None = None
     model: str | None = Field(default=None, description="Model the ability is limited to, if any.")
     text_html: str | None = Field(default=None, description="Sanitised minimal HTML of `text`.")
+    unlocked_by: str | None = Field(default=None, description=UNLOCKED_BY)
 
 
 class Keyword(Record):

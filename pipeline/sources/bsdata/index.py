@@ -24,12 +24,18 @@ TARGET_TAGS = (
     "categoryEntry",
     "profileType",
     "costType",
+    "forceEntry",
 )
 
+#: Entities stay nodes (their text is read as written, `text.node_text`); no DTD or external
+#: entity is ever loaded; `huge_tree` lifts libxml2's depth and size limits (the walk is iterative).
 _PARSER_OPTIONS: dict[str, Any] = {
     "remove_comments": True,
     "remove_pis": True,
     "resolve_entities": False,
+    "load_dtd": False,
+    "dtd_validation": False,
+    "attribute_defaults": False,
     "no_network": True,
     "huge_tree": True,
 }

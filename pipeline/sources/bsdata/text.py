@@ -26,6 +26,19 @@ def clean_text(text: str | None) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def node_text(element: Element | None) -> str:
+    """An element's text with entity references kept as written (`&foo;`).
+
+    The parser never resolves entities (`index._PARSER_OPTIONS`), so `&foo;` is a node
+    and `.text` would stop before it; the text after it is that node's tail.
+    """
+    if element is None:
+        return ""
+    if len(element) == 0:
+        return str(element.text or "")
+    return "".join(element.itertext())
+
+
 def clean_name(text: str | None) -> str:
     """An entry or profile name: `➤ Plasma gun - supercharge` -> `Plasma gun - supercharge`."""
     return _LEADING_MARKS_RE.sub("", collapse_ws(text or ""))
@@ -37,25 +50,23 @@ def characteristics(profile: Element) -> dict[str, str]:
     for characteristic in children(profile, "characteristics", "characteristic"):
         name = (characteristic.get("name") or "").strip().casefold()
         if name and name not in values:
-            values[name] = (characteristic.text or "").strip()
+            values[name] = node_text(characteristic).strip()
     return values
 
 
 def profile_text(profile: Element) -> str:
     """A profile as ability text: its only characteristic, or `Name: value` lines."""
     items = [
-        (c.get("name") or "", clean_text(c.text))
-        for c in children(profile, "characteristics", "characteristic")
-        if clean_text(c.text)
+        (c.get("name") or "", clean_text(node_text(c))) for c in children(profile, "characteristics", "characteristic")
     ]
+    items = [(name, text) for name, text in items if text]
     if len(items) == 1:
         return items[0][1]
     return "\n".join(f"{name}: {value}" for name, value in items)
 
 
 def rule_text(rule: Element) -> str:
-    description = rule.find("{*}description")
-    return clean_text(description.text if description is not None else "")
+    return clean_text(node_text(rule.find("{*}description")))
 
 
 def is_none_value(text: str | None) -> bool:

@@ -40,8 +40,8 @@ from schemas.records import (
 
 FACTION_PREFIX = "faction:"
 Invuln = tuple[int, InvulnCondition | None]
-#: name, kind, parameter, text, model, line
-AbilityRow = tuple[str, str, str | None, str, str | None, int]
+#: name, kind, parameter, text, model, line, unlocked_by
+AbilityRow = tuple[str, str, str | None, str, str | None, int, str | None]
 
 
 class UnitBuilder:
@@ -212,6 +212,7 @@ class UnitBuilder:
             ap=ap_value(values.get("ap")),
             damage=values.get("d", ""),
             abilities=[a.normalised for a in typed],
+            unlocked_by=hit.unlocked_by,
             typed_abilities=typed,
             source_id=self.frame.source_id,
             line=self.frame.line_of(hit.profile, hit.catalogue),
@@ -231,7 +232,7 @@ class UnitBuilder:
             if key in seen:
                 continue
             seen.add(key)
-            name, kind, parameter, text, model, line = ability
+            name, kind, parameter, text, model, line, unlocked_by = ability
             yield Ability(
                 datasheet_id=self.frame.datasheet_id,
                 name=name,
@@ -239,6 +240,7 @@ class UnitBuilder:
                 parameter=parameter,
                 text=text or None,
                 model=model,
+                unlocked_by=unlocked_by,
                 source_id=self.frame.source_id,
                 line=line,
             )
@@ -254,7 +256,7 @@ class UnitBuilder:
             kind = "wargear" if hit.owner_kind == "upgrade" else "datasheet"
             kind = "damaged" if damaged_range(name) else kind
             line = self.frame.line_of(hit.profile, hit.catalogue)
-            found.append((name, kind, None, profile_text(hit.profile), hit.model, line))
+            found.append((name, kind, None, profile_text(hit.profile), hit.model, line, hit.unlocked_by))
         return found
 
     def _rule_abilities(self) -> list[AbilityRow]:
@@ -271,7 +273,8 @@ class UnitBuilder:
             kind = "core" if hit.catalogue.is_game_system else "faction"
             parameter = clean_text(hit.parameter) or None
             line = self.frame.line_of(hit.rule, hit.catalogue)
-            found.append((clean_name(hit.rule.get("name")), kind, parameter, rule_text(hit.rule), hit.model, line))
+            name = clean_name(hit.rule.get("name"))
+            found.append((name, kind, parameter, rule_text(hit.rule), hit.model, line, hit.unlocked_by))
         return found
 
     # -- points -------------------------------------------------------------------
