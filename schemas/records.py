@@ -112,6 +112,9 @@ class ModelProfile(DefensiveProfile):
 
     datasheet_id: str
     base_size: str | None = None
+    invuln_melee: int | None = Field(
+        default=None, ge=2, le=6, description="Invulnerable save against melee attacks where it differs from `invuln`."
+    )
     invuln_note: str | None = Field(default=None, description="Footnote on the invulnerable save.")
     stats_from: str | None = Field(
         default=None, description="Where NULL stats were filled from (reconcile): sources and fields."
@@ -399,6 +402,23 @@ class Unit(Record):
     points: int | None = Field(default=None, description="Cost of the cheapest points option.")
     points_models: int | None = Field(default=None, description="Models in that option.")
     provenance: dict[str, str] = Field(default_factory=dict, description="field -> 'source_id (why that source)'.")
+
+
+class SourceCheck(Record):
+    """A catalogue's self-check: elements of one kind in its XML against what was published from them."""
+
+    TABLE = "source_checks"
+    KEY = ("source_id", "check_name")
+
+    source_id: str
+    check_name: str = Field(description="statlines / weapons / invulns / points (docs/sources.md).")
+    expected: int = Field(ge=0, description="Elements of that kind in the file's XML.")
+    published: int = Field(ge=0, description="Of those, the ones a published record came from.")
+    explained: int = Field(ge=0, description="Not published, for a known reason (hidden, force-only, ...).")
+    unexplained: int = Field(ge=0, description="Not published and not explained: a loss to look at.")
+    reasons: dict[str, int] = Field(
+        default_factory=dict, description="`explained: <why>` / `unexplained: <why>` -> count."
+    )
 
 
 class DamageCell(Record):

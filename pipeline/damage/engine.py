@@ -97,8 +97,8 @@ def save_steps() -> list[pl.Expr]:
     """Steps 4-5: Devastating Wounds skip the save; the rest face the best applicable save."""
     cover = _c("cover") & ~((_c("save") <= 3) & (_c("ap") == 0))
     armour = _clip(_c("save") - _c("ap") - cover.cast(pl.Int64), 2, 7)
-    invuln_applies = pl.when(_c("ranged")).then(_c("inv_ranged")).otherwise(_c("inv_melee"))
-    need = pl.min_horizontal(armour, pl.when(invuln_applies).then(_c("invuln")).otherwise(7))
+    invuln = pl.when(_c("ranged")).then(_c("inv_ranged")).otherwise(_c("inv_melee"))
+    need = pl.min_horizontal(armour, invuln)
     devastating = _c("critical_wounds") * _c("devastating_wounds").cast(pl.Float64)
     return [
         devastating.alias("devastating"),

@@ -49,6 +49,7 @@ TARGET_SCHEMA: dict[str, Any] = {
     "save": pl.Int64,
     "invuln": pl.Int64,
     "invuln_condition": pl.String,
+    "invuln_melee": pl.Int64,
     "wounds": pl.Int64,
     "fnp": pl.Int64,
     "damage_reduction": pl.Int64,

@@ -7,13 +7,9 @@ import re
 
 from pipeline.normalise.text import collapse_ws, fold_quotes
 from pipeline.sources.bsdata.index import Element, children
-from schemas.records import InvulnCondition
 
 _MARKUP_RE = re.compile(r"\^\^|\*\*")
 _NONE_VALUES = {"", "-", "–", "n/a", "none"}
-_INVULN_TEXT_RE = re.compile(r"(\d)\s*\+\s*\*?\s*invulnerable save", re.IGNORECASE)
-_PLUS_RE = re.compile(r"(\d)\s*\+")
-_CONDITION_RE = re.compile(r"against (ranged|melee) attacks|\b(ranged|melee)[ -]only\b", re.IGNORECASE)
 _DAMAGED_RE = re.compile(r"^damaged\s*:?\s*(\d+\s*[-–]\s*\d+|\d+)\s*wounds?\b", re.IGNORECASE)
 _LEADING_MARKS_RE = re.compile(r"^[\W_]+(?=\w)")
 
@@ -108,23 +104,6 @@ def stat_inches(text: str | None) -> int | None:
 def ap_value(text: str | None) -> str:
     """AP as written; `-` (no AP) means 0."""
     return "0" if is_none_value(text) else (text or "").strip()
-
-
-def is_invuln_ability(name: str) -> bool:
-    return "invulnerable save" in name.casefold()
-
-
-def parse_invuln(name: str, text: str) -> tuple[int, InvulnCondition | None] | None:
-    """`This model has a 4+ invulnerable save against ranged attacks.` -> (4, "ranged")."""
-    match = _INVULN_TEXT_RE.search(text) or _PLUS_RE.search(name)
-    if match is None:
-        return None
-    condition_match = _CONDITION_RE.search(text) or _CONDITION_RE.search(name)
-    condition: InvulnCondition | None = None
-    if condition_match is not None:
-        word = (condition_match.group(1) or condition_match.group(2)).casefold()
-        condition = "ranged" if word == "ranged" else "melee"
-    return int(match.group(1)), condition
 
 
 def damaged_range(name: str) -> str | None:

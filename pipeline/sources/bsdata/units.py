@@ -7,18 +7,18 @@ from collections.abc import Iterator
 
 from pipeline.normalise.text import match_key
 from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.sources.bsdata.checks import CheckLedger
 from pipeline.sources.bsdata.frame import UnitFrame, quarantine
 from pipeline.sources.bsdata.index import Element
-from pipeline.sources.bsdata.points import ModelRange, PointsTiers
+from pipeline.sources.bsdata.points import PointsTiers
+from pipeline.sources.bsdata.saves import Save, SaveReader
 from pipeline.sources.bsdata.text import (
     ap_value,
     characteristics,
     clean_name,
     clean_text,
     damaged_range,
-    is_invuln_ability,
     is_none_value,
-    parse_invuln,
     profile_text,
     rule_text,
     stat_inches,
@@ -29,7 +29,6 @@ from pipeline.sources.bsdata.walk import UNIT_PROFILE, ProfileHit, UnitContent, 
 from schemas.records import (
     Ability,
     Datasheet,
-    InvulnCondition,
     Keyword,
     ModelProfile,
     Points,
@@ -39,7 +38,6 @@ from schemas.records import (
 )
 
 FACTION_PREFIX = "faction:"
-Invuln = tuple[int, InvulnCondition | None]
 #: name, kind, parameter, text, model, line, unlocked_by
 AbilityRow = tuple[str, str, str | None, str, str | None, int, str | None]
 
@@ -47,9 +45,10 @@ AbilityRow = tuple[str, str, str | None, str, str | None, int, str | None]
 class UnitBuilder:
     """Builds the records of one walked unit."""
 
-    def __init__(self, content: UnitContent, frame: UnitFrame) -> None:
+    def __init__(self, content: UnitContent, frame: UnitFrame, ledger: CheckLedger | None = None) -> None:
         self.content = content
         self.frame = frame
+        self.ledger = ledger or CheckLedger()
         self.keywords = self._keywords()
 
     # -- categories ---------------------------------------------------------------
@@ -123,41 +122,35 @@ class UnitBuilder:
         )
 
     # -- statlines ----------------------------------------------------------------
-    def _invulns(self) -> dict[str | None, Invuln]:
-        """Invulnerable save per model context (None: the whole unit), from unit/model abilities."""
-        found: dict[str | None, Invuln] = {}
-        for hit in self._profiles_named("abilities"):
-            name = clean_name(hit.profile.get("name"))
-            if hit.owner_kind == "upgrade" or not is_invuln_ability(name):
-                continue
-            parsed = parse_invuln(name, profile_text(hit.profile))
-            if parsed is not None and hit.model not in found:
-                found[hit.model] = parsed
-        return found
-
-    def model_records(self, models: ModelRange) -> Iterator[Record]:
-        invulns = self._invulns()
+    def model_records(self, unit_size: int | None) -> Iterator[Record]:
+        saves = SaveReader([*self.content.profiles, *self.content.rules], self.ledger)
         keywords = [k for k, _f, _m, _p in self.keywords]
-        seen: set[tuple[str, ...]] = set()
-        for hit in self._profiles_named(UNIT_PROFILE):
-            values = characteristics(hit.profile)
-            key = (match_key(hit.profile.get("name") or ""), *values.values())
+        statlines = self._profiles_named(UNIT_PROFILE)
+        names = list(dict.fromkeys(match_key(clean_name(h.profile.get("name"))) for h in statlines))
+        seen: set[tuple[object, ...]] = set()
+        for hit in statlines:
+            values, save = characteristics(hit.profile), saves.save_of(hit, names)
+            key = (match_key(hit.profile.get("name") or ""), save, *values.values())
             if key in seen:
+                self.ledger.explain("statlines", hit.profile, "duplicate of a published statline")
                 continue
             seen.add(key)
-            invuln = invulns.get(hit.model) or invulns.get(None)
             try:
-                yield self._model_profile(hit, values, invuln, keywords, models)
+                profile = self._model_profile(hit, values, save, keywords, unit_size)
             except ValueError as exc:
+                self.ledger.explain("statlines", hit.profile, "quarantined")
                 yield quarantine(self.frame, hit, ModelProfile.TABLE, exc)
+                continue
+            self.ledger.publish("statlines", hit.profile)
+            yield profile
 
     def _model_profile(
         self,
         hit: ProfileHit,
         values: dict[str, str],
-        invuln: Invuln | None,
+        save: Save,
         keywords: list[str],
-        models: ModelRange,
+        unit_size: int | None,
     ) -> ModelProfile:
         return ModelProfile(
             profile_id=self.frame.child_id(hit.profile),
@@ -169,10 +162,12 @@ class UnitBuilder:
             wounds=stat_int(values.get("w")),
             leadership=stat_plus(values.get("ld")),
             oc=stat_int(values.get("oc")),
-            invuln=invuln[0] if invuln else None,
-            invuln_condition=invuln[1] if invuln else None,
+            invuln=save.value,
+            invuln_condition=save.condition,
+            invuln_melee=save.melee,
+            invuln_note=save.note,
             keywords=keywords,
-            unit_size=models.minimum,
+            unit_size=unit_size,
             source_id=self.frame.source_id,
             line=self.frame.line_of(hit.profile, hit.catalogue),
         )
@@ -186,13 +181,16 @@ class UnitBuilder:
             values = characteristics(hit.profile)
             key = (type_name(hit.profile), match_key(clean_name(hit.profile.get("name"))), *values.values())
             if key in seen:
+                self.ledger.explain("weapons", hit.profile, "duplicate of a published weapon")
                 continue
             seen.add(key)
             try:
                 weapon = self._weapon(hit, values)
             except ValueError as exc:
+                self.ledger.explain("weapons", hit.profile, "quarantined")
                 yield quarantine(self.frame, hit, Weapon.TABLE, exc)
                 continue
+            self.ledger.publish("weapons", hit.profile)
             yield weapon
             yield from self._weapon_abilities(weapon)
 
@@ -279,12 +277,12 @@ class UnitBuilder:
 
     # -- points -------------------------------------------------------------------
     def points_records(self, points: PointsTiers) -> Iterator[Points]:
-        for models, cost in points.tiers:
+        for option in points.options:
             yield Points(
                 datasheet_id=self.frame.datasheet_id,
-                models=models,
-                cost=cost,
-                description=f"{models} model{'' if models == 1 else 's'}",
+                models=option.models,
+                cost=option.cost,
+                description=option.description,
                 source_id=self.frame.source_id,
                 line=self.frame.line,
             )

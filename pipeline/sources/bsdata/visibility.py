@@ -45,6 +45,10 @@ def _value(condition: Element) -> float | None:
         return None
 
 
+def _has_modifiers(element: Element) -> bool:
+    return element.find("{*}modifiers") is not None or element.find("{*}modifierGroups") is not None
+
+
 def _modifier_trees(element: Element) -> Iterator[tuple[Element, list[Element]]]:
     """(modifier, the modifierGroups around it): a group's conditions apply to its modifiers too."""
     for modifier in children(element, "modifiers", "modifier"):
@@ -137,6 +141,8 @@ class Visibilities:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self._memo: dict[tuple[Element, Element | None], Visibility] = {}
+        self._gates: dict[Element, frozenset[str]] = {}
+        self._unhides: dict[Element, tuple[bool, set[str]] | None] = {}
 
     def of(self, element: Element, link: Element | None = None) -> Visibility:
         key = (element, link)
@@ -148,15 +154,29 @@ class Visibilities:
         resolved = self.scope.resolve(element_id)
         return (resolved[0].get("name") or element_id).strip() if resolved else element_id
 
+    def _gating(self, element: Element | None) -> frozenset[str]:
+        if element is None or not _has_modifiers(element):
+            return frozenset()
+        if element not in self._gates:
+            self._gates[element] = gating_forces(element)
+        return self._gates[element]
+
+    def _unhiding(self, element: Element | None) -> tuple[bool, set[str]] | None:
+        if element is None or not _has_modifiers(element):
+            return None
+        if element not in self._unhides:
+            self._unhides[element] = unhiding_options(element, is_unit_local)
+        return self._unhides[element]
+
     def _decide(self, element: Element, link: Element | None) -> Visibility:
-        forces = gating_forces(element) | gating_forces(link)
+        forces = self._gating(element) | self._gating(link)
         if forces >= ALWAYS:
             return Visibility(False, reason="hidden")
         if forces:
             return Visibility(False, reason="force-only: " + ", ".join(sorted(self._name(f) for f in forces)))
         if not (is_hidden(element) or is_hidden(link)):
             return SHOWN
-        unhides = [u for u in (unhiding_options(e, is_unit_local) for e in (link, element)) if u is not None]
+        unhides = [u for u in (self._unhiding(e) for e in (link, element)) if u is not None]
         if any(always for always, _ in unhides):
             return SHOWN
         needs = {n for _, names in unhides for n in names}

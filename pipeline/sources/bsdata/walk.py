@@ -89,6 +89,8 @@ class UnitContent:
     skipped: list[tuple[Element, str]] = field(default_factory=list)
     force_only: Counter[str] = field(default_factory=Counter)
     unlocked: int = 0
+    #: Entries, groups and info groups walked (the self-check tells "not read" from "not reached" with it).
+    visited: set[Element] = field(default_factory=set)
 
     def skip(self, element: Element, reason: str) -> None:
         self.skipped.append((element, reason))
@@ -194,6 +196,7 @@ class UnitWalker:
         self._barren: dict[Element, bool] = {}
         self._single_member: dict[Element, bool] = {}
         self._content_memo: dict[Element, bool] = {}
+        self._carried_memo: dict[Element, tuple[list[Element], ...]] = {}
 
     def _is_purchase(self, entry: Element, link: Element | None) -> bool:
         """Memoised: shared upgrade entries are met again by every unit of the scope."""
@@ -236,6 +239,7 @@ class UnitWalker:
         if key in self._seen:
             return False
         self._seen.add(key)
+        self._content.visited.add(element)
         return True
 
     def _shown(self, element: Element, link: Element | None) -> Visibility | None:
@@ -335,15 +339,14 @@ class UnitWalker:
         return barren
 
     def _children(self, parent: Element, catalogue: Catalogue, ctx: Context) -> Step[None]:
-        for entry in children(parent, "selectionEntries", "selectionEntry"):
-            yield self._entry(entry, catalogue, ctx, None, parent)
-        for group in children(parent, "selectionEntryGroups", "selectionEntryGroup"):
-            yield self._group(group, catalogue, ctx, None)
-        for link in children(parent, "entryLinks", "entryLink"):
-            resolved = self._follow(link, catalogue)
-            if resolved is None:
-                continue
-            target, target_catalogue = resolved
+        for member, link in self.scope.members(parent):
+            if link is None:
+                target, target_catalogue = member, catalogue
+            else:
+                resolved = self._follow(link, catalogue)
+                if resolved is None:
+                    continue
+                target, target_catalogue = resolved
             if local_name(target) == "selectionEntry":
                 yield self._entry(target, target_catalogue, ctx, link, parent)
             elif local_name(target) == "selectionEntryGroup":
@@ -359,15 +362,23 @@ class UnitWalker:
                 self._content.skip(link, "hidden")
         return resolved
 
+    def _carried(self, carrier: Element) -> tuple[list[Element], ...]:
+        """(profiles, rules, info groups, info links) of a carrier, memoised for the scope."""
+        if carrier not in self._carried_memo:
+            boxes = (("profiles", "profile"), ("rules", "rule"), ("infoGroups", "infoGroup"), ("infoLinks", "infoLink"))
+            self._carried_memo[carrier] = tuple(children(carrier, box, tag) for box, tag in boxes)
+        return self._carried_memo[carrier]
+
     def _info(self, carrier: Element, catalogue: Catalogue, ctx: Context, owner: Element) -> Step[None]:
         """Profiles, rules, info links and info groups carried by an entry, a group or a link."""
-        for profile in children(carrier, "profiles", "profile"):
+        profiles, rules, groups, links = self._carried(carrier)
+        for profile in profiles:
             self._profile(profile, None, catalogue, ctx, owner)
-        for rule in children(carrier, "rules", "rule"):
+        for rule in rules:
             self._rule(rule, None, catalogue, ctx, owner)
-        for group in children(carrier, "infoGroups", "infoGroup"):
+        for group in groups:
             yield self._info_group(group, None, catalogue, ctx, owner)
-        for link in children(carrier, "infoLinks", "infoLink"):
+        for link in links:
             resolved = self._follow(link, catalogue)
             if resolved is None:
                 continue
