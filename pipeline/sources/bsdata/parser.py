@@ -27,7 +27,7 @@ from pipeline.sources.bsdata.index import (
 )
 from pipeline.sources.bsdata.points import points_tiers, points_types
 from pipeline.sources.bsdata.text import clean_name, rule_text
-from pipeline.sources.bsdata.units import UnitBuilder
+from pipeline.sources.bsdata.units import Finding, UnitBuilder
 from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
 from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source, SourceCheck
@@ -51,6 +51,7 @@ class FileStats:
     non_unit_root_entries: int = 0
     force_only_skipped: int = 0
     unlocked_elements: int = 0
+    findings: list[Finding] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -60,6 +61,7 @@ class FileStats:
             "non_unit_root_entries": self.non_unit_root_entries,
             "force_only_skipped": self.force_only_skipped,
             "unlocked_elements": self.unlocked_elements,
+            "values_read_loosely": len(self.findings),
         }
 
     def notes(self) -> list[str]:
@@ -99,7 +101,8 @@ class _FileRun:
         return quarantine_row(self.catalogue.source_id, line, reason, raw, table)
 
     def report(self) -> FileReport:
-        return self.rows.report(self.stats.counts(), self.stats.notes())
+        findings = tuple(f.as_dict() for f in self.stats.findings)
+        return replace(self.rows.report(self.stats.counts(), self.stats.notes()), findings=findings)
 
     def run(self) -> Iterator[Record]:
         if self.root is None:
@@ -248,7 +251,7 @@ class _FileRun:
             self.ledger.explain("points", element, why)
         for element, why in points.unread:
             self.ledger.problem("points", element, why)
-        return [
+        records = [
             builder.datasheet(),
             *builder.model_records(points.minimum),
             *builder.weapon_records(),
@@ -256,6 +259,8 @@ class _FileRun:
             *builder.keyword_records(),
             *builder.points_records(points),
         ]
+        self.stats.findings.extend(builder.findings)
+        return records
 
     # -- rules --------------------------------------------------------------------
     def _rule_rows(self) -> Iterator[Record]:

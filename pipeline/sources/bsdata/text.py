@@ -101,6 +101,15 @@ def stat_inches(text: str | None) -> int | None:
     return int(cleaned)
 
 
+_STRAY_PLUS = re.compile(r"^\s*(\d+)\s*\+\s*$")
+
+
+def loose_dice(text: str | None) -> tuple[str, bool]:
+    """A dice characteristic with a stray `+` (`8+`: a typo for 8) read as its number; True if so."""
+    match = _STRAY_PLUS.match(text or "")
+    return (match.group(1), True) if match else ((text or "").strip(), False)
+
+
 def ap_value(text: str | None) -> str:
     """AP as written; `-` (no AP) means 0."""
     return "0" if is_none_value(text) else (text or "").strip()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from pipeline.normalise.text import match_key
 from pipeline.normalise.weapon_abilities import parse_ability_list
@@ -19,6 +20,7 @@ from pipeline.sources.bsdata.text import (
     clean_text,
     damaged_range,
     is_none_value,
+    loose_dice,
     profile_text,
     rule_text,
     stat_inches,
@@ -38,6 +40,24 @@ from schemas.records import (
 )
 
 FACTION_PREFIX = "faction:"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A value published after reading it loosely; the raw text is kept for the run report."""
+
+    line: int
+    table: str
+    field: str
+    raw: str
+    read_as: str
+    where: str
+
+    def as_dict(self) -> dict[str, str | int]:
+        return {"line": self.line, "table": self.table, "field": self.field, "raw": self.raw,
+                "read_as": self.read_as, "where": self.where}  # fmt: skip
+
+
 #: name, kind, parameter, text, model, line, unlocked_by
 AbilityRow = tuple[str, str, str | None, str, str | None, int, str | None]
 
@@ -49,6 +69,7 @@ class UnitBuilder:
         self.content = content
         self.frame = frame
         self.ledger = ledger or CheckLedger()
+        self.findings: list[Finding] = []
         self.keywords = self._keywords()
 
     # -- categories ---------------------------------------------------------------
@@ -194,6 +215,15 @@ class UnitBuilder:
             yield weapon
             yield from self._weapon_abilities(weapon)
 
+    def _dice(self, hit: ProfileHit, values: dict[str, str], key: str) -> str:
+        """A dice characteristic; one read loosely (`8+` -> 8) is kept as a finding with its raw text."""
+        text, loose = loose_dice(values.get(key))
+        if loose:
+            where = f"profile '{clean_name(hit.profile.get('name'))}' of unit '{self.frame.unit_name}'"
+            line = self.frame.line_of(hit.profile, hit.catalogue)
+            self.findings.append(Finding(line, "weapons", key, values.get(key) or "", text, where))
+        return text
+
     def _weapon(self, hit: ProfileHit, values: dict[str, str]) -> Weapon:
         keywords = values.get("keywords")
         typed = [] if is_none_value(keywords) else parse_ability_list(keywords or "")
@@ -204,11 +234,11 @@ class UnitBuilder:
             name=clean_name(hit.profile.get("name")),
             kind="melee" if "melee" in type_name(hit.profile) else "ranged",
             range_inches=stat_inches(values.get("range")),
-            attacks=values.get("a", ""),
+            attacks=self._dice(hit, values, "a"),
             skill=stat_plus(skill),
-            strength=values.get("s", ""),
+            strength=self._dice(hit, values, "s"),
             ap=ap_value(values.get("ap")),
-            damage=values.get("d", ""),
+            damage=self._dice(hit, values, "d"),
             abilities=[a.normalised for a in typed],
             unlocked_by=hit.unlocked_by,
             typed_abilities=typed,
