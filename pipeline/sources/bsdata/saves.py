@@ -71,16 +71,24 @@ def _rank(hit: ProfileHit | RuleHit, name: str, reading: InvulnReading) -> tuple
 class SaveReader:
     """Reads the grants of one unit once; `save_of` answers per Unit profile."""
 
-    def __init__(self, hits: Iterable[ProfileHit | RuleHit], ledger: CheckLedger | None = None) -> None:
+    def __init__(
+        self,
+        hits: Iterable[ProfileHit | RuleHit],
+        ledger: CheckLedger | None = None,
+        models: Iterable[str] = (),
+    ) -> None:
         self.ledger = ledger or CheckLedger()
         self.grants: list[_Grant] = []
         hits = list(hits)
         self.statline_models = {
             h.model for h in hits if isinstance(h, ProfileHit) and type_name(h.profile) == UNIT_PROFILE
         }
+        self.shared_models = set(models) - self.statline_models
+        self._pending: list[tuple[ProfileHit | RuleHit, Element, str, InvulnReading]] = []
         for hit in hits:
             if not isinstance(hit, ProfileHit) or not _is_statline_or_weapon(hit.profile):
                 self._read(hit)
+        self._read_shared()
 
     def _read(self, hit: ProfileHit | RuleHit) -> None:
         source, name, text = _source_of(hit)
@@ -95,12 +103,24 @@ class SaveReader:
             return
         rank, note = _rank(hit, name, reading)
         if rank < 2 and hit.model is not None and hit.model not in self.statline_models:
-            rank, note = 2, f"{reading.value}+ for {hit.model} ({name})"
-            self.ledger.explain("invulns", source, "one model type of a shared statline (invuln_note)")
+            self._pending.append((hit, source, name, reading))  # a model type sharing a statline
+            return
         if rank == 2:
             self.ledger.explain("invulns", source, "optional wargear or option (invuln_note)")
         model = hit.model if hit.model in self.statline_models else None
         self.grants.append(_Grant(reading, source, model, rank, note))
+
+    def _read_shared(self) -> None:
+        """Saves of model types without a statline of their own: the shared statline's if every
+        such model type has the same one (`Wulfen with Storm Shields`), else a note per model type."""
+        for hit, source, name, reading in self._pending:
+            covered = {h.model for h, _, _, r in self._pending if _same_save(r, reading)}
+            if self.shared_models and covered >= self.shared_models:
+                rank = 1 if isinstance(hit, ProfileHit) and hit.owner_kind == "upgrade" else 0
+                self.grants.append(_Grant(reading, source, None, rank, f"{name} (wargear)" if rank else None))
+            else:
+                self.ledger.explain("invulns", source, "one model type of a shared statline (invuln_note)")
+                self.grants.append(_Grant(reading, source, None, 2, f"{reading.value}+ for {hit.model} ({name})"))
 
     def save_of(self, profile: ProfileHit, profile_names: list[str]) -> Save:
         """The save of one Unit profile (its own characteristic first, then the grants that reach it)."""

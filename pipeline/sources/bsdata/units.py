@@ -144,7 +144,7 @@ class UnitBuilder:
 
     # -- statlines ----------------------------------------------------------------
     def model_records(self, unit_size: int | None) -> Iterator[Record]:
-        saves = SaveReader([*self.content.profiles, *self.content.rules], self.ledger)
+        saves = SaveReader([*self.content.profiles, *self.content.rules], self.ledger, self.content.model_names)
         keywords = [k for k, _f, _m, _p in self.keywords]
         statlines = self._profiles_named(UNIT_PROFILE)
         names = list(dict.fromkeys(match_key(clean_name(h.profile.get("name"))) for h in statlines))

@@ -83,6 +83,7 @@ class UnitContent:
     categories: list[CategoryHit] = field(default_factory=list)
     problems: list[LinkProblem] = field(default_factory=list)
     model_entry_ids: set[str] = field(default_factory=set)
+    model_names: set[str] = field(default_factory=set)
     hidden_skipped: int = 0
     purchases_skipped: int = 0
     #: Elements not walked and why ("hidden", "purchase", "force-only: <force>"): the self-check reads them.
@@ -296,6 +297,8 @@ class UnitWalker:
         if entry.get("type") == "model":
             self._content.model_entry_ids.add(entry.get("id") or "")
             model = (entry.get("name") or "").strip() or ctx.model
+            if model:
+                self._content.model_names.add(model)
             return Context(model, "model", unlocked_by, True)
         mandatory = ctx.mandatory and self._mandatory(entry, link, parent)
         return Context(ctx.model, "upgrade", unlocked_by, mandatory)
