@@ -7,8 +7,8 @@ and/or condition groups, modifier groups and repeats. Rather than matching shape
 modifier is compiled once and evaluated on concrete compositions (`composition.py`):
 - sizes: the smallest composition, then one model at a time; a published option is the
   first size of the first price and the largest size of each later price (the top one
-  open-ended when nothing bounds the unit); a price that only grows per model (no
-  modifier involved) gives its smallest and largest size;
+  open-ended when nothing bounds the unit); a price that grows by the same amount with
+  every model over more than `MAX_LINEAR_SIZES` sizes gives its smallest and largest size;
 - add-ons: a pool the smallest composition leaves empty (an Invader ATV) is priced on top
   of each size, with one and with the most selections it takes, when it changes the cost;
 - a modifier whose conditions look at anything else (the army, a detachment, wargear) is
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from pipeline.sources.bsdata.composition import Composition
 from pipeline.sources.bsdata.index import Element, Scope, children, local_name
@@ -35,6 +36,8 @@ _COMPARE: dict[str, Callable[[float, float], bool]] = {
     "notEqualTo": lambda a, b: a != b,
 }
 MODEL = "model"
+#: Sizes priced one by one at most when every model adds the same points (`Mek Gunz`: 1, 2, 3).
+MAX_LINEAR_SIZES = 5
 
 
 @dataclass(frozen=True)
@@ -281,8 +284,9 @@ def _size_steps(priced: list[tuple[int, float, list[int], set[Element]]], open_e
     for number, step in enumerate(steps[1:], start=1):
         last = number == len(steps) - 1
         chosen.append(step[0] if last and open_ended else step[-1])
-    if len(steps) > 2 and all(len(s) == 1 for s in steps) and not any(a for *_, a in priced):
-        chosen = [steps[0][0], steps[-1][0]]  # priced per model only: smallest and largest
+    increments = {round(b[1] - a[1], 6) for a, b in pairwise(priced)}
+    if len(steps) > MAX_LINEAR_SIZES and all(len(s) == 1 for s in steps) and len(increments) == 1:
+        chosen = [steps[0][0], steps[-1][0]]  # the same price per model at every size: smallest and largest
     return chosen
 
 
