@@ -236,6 +236,15 @@ def test_invulnerable_save_condition_follows_the_attack_kind() -> None:
     check(cell(weapon(ap=-4, kind="melee"), knight), unsaved=wounds)
 
 
+def test_a_melee_invulnerable_save_that_differs_is_used_against_melee_attacks() -> None:
+    # 4++ against ranged attacks, 3++ against melee (invuln_melee) vs AP-4: armour 7+;
+    # ranged attacks fail the 4++ 3/6 of the time, melee attacks the 3++ 2/6
+    warden = target(toughness=12, save=3, invuln=4, invuln_condition="ranged", invuln_melee=3, wounds=22)
+    wounds = 10 * 4 / 6 * 1 / 6  # S4 vs T12: 6+
+    check(cell(weapon(ap=-4), warden), unsaved=wounds * 3 / 6)
+    check(cell(weapon(ap=-4, kind="melee"), warden), unsaved=wounds * 2 / 6)
+
+
 def test_cover_adds_one_to_armour_against_ranged_attacks() -> None:
     # Sv3+ vs AP-1: 4+ (fails 3/6), in cover 3+ (fails 2/6); melee gets no cover
     wounds = 10 * 4 / 6 * 3 / 6

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pipeline.sources.bsdata.index import Catalogue, Element, Scope, children, local_name
-from pipeline.sources.bsdata.invulns import mentions_invuln
+from pipeline.sources.bsdata.invulns import is_invuln_characteristic, mentions_invuln
 from pipeline.sources.bsdata.text import node_text
 from pipeline.sources.bsdata.walk import POINTS_COST, UNIT_PROFILE, is_weapon_profile, type_name
 from schemas.records import SourceCheck
@@ -104,7 +104,7 @@ def expected_elements(root: Element, types: set[str]) -> dict[str, list[Element]
             found["statlines"].append(profile)
         elif is_weapon_profile(profile):
             found["weapons"].append(profile)
-        if not is_weapon_profile(profile) and _mentions(profile):
+        if not is_weapon_profile(profile) and _mentions(profile):  # a Unit profile too: its characteristic
             found["invulns"].append(profile)
     for rule in root.iter("{*}rule"):
         if mentions_invuln(rule.get("name"), node_text(rule.find("{*}description"))):
@@ -114,9 +114,10 @@ def expected_elements(root: Element, types: set[str]) -> dict[str, list[Element]
 
 
 def _mentions(profile: Element) -> bool:
-    texts = [node_text(c) for c in children(profile, "characteristics", "characteristic")]
-    names = [c.get("name") for c in children(profile, "characteristics", "characteristic")]
-    return mentions_invuln(profile.get("name"), *texts, *names)
+    items = children(profile, "characteristics", "characteristic")
+    if any(is_invuln_characteristic(c.get("name") or "") for c in items):
+        return True
+    return mentions_invuln(profile.get("name"), *(node_text(c) for c in items))
 
 
 def _ancestors(element: Element) -> Iterator[Element]:

@@ -48,8 +48,16 @@ _ATTACK_WORDS: dict[str, InvulnCondition | None] = {
 }
 
 
+_CHARACTERISTIC = re.compile(INV_WORD + r"|^i(?:nv)?\.?\s*s(?:v|ave)\.?$", re.IGNORECASE)
+
+
 def mentions_invuln(*texts: str | None) -> bool:
     return any(_INV_RE.search(t or "") for t in texts)
+
+
+def is_invuln_characteristic(name: str) -> bool:
+    """A statline characteristic holding the save (`Invulnerable Save`, `InvSv`, `Inv. Sv`, `ISv`)."""
+    return bool(_CHARACTERISTIC.search(name.strip()))
 
 
 @dataclass(frozen=True)

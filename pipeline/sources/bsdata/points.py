@@ -11,8 +11,10 @@ modifier is compiled once and evaluated on concrete compositions (`composition.p
   every model over more than `MAX_LINEAR_SIZES` sizes gives its smallest and largest size;
 - add-ons: a pool the smallest composition leaves empty (an Invader ATV) is priced on top
   of each size, with one and with the most selections it takes, when it changes the cost;
-- a modifier whose conditions look at anything else (the army, a detachment, wargear) is
-  skipped with its reason (`PointsTiers.skipped`): it prices an option that is not a size.
+- a condition on anything else (the army, a detachment, wargear) is undecidable: a modifier
+  applies only when its tree holds whatever such conditions are (three-valued and/or), so
+  `models < 5 OR <detachment>` prices the size; one that never applies is skipped with the
+  reason (`PointsTiers.skipped`): it prices an option that is not a size.
 """
 
 from __future__ import annotations
@@ -64,13 +66,34 @@ class NotASize(ValueError):
     """A condition that does not count the unit's models (the reason says what it counts)."""
 
 
+@dataclass(frozen=True)
+class _Unknown:
+    """A condition the parser cannot decide (the army, a detachment, wargear): neither true nor false."""
+
+    reason: str
+
+
+Counted = list[int] | str | _Unknown
+
+
 @dataclass
 class _Tree:
-    """A compiled condition tree: leaves are (comparison, value, counted nodes or MODEL)."""
+    """A compiled condition tree: leaves are (comparison, value, counted nodes, MODEL or unknown)."""
 
     conjunction: bool
-    leaves: list[tuple[str, float, list[int] | str]] = field(default_factory=list)
+    leaves: list[tuple[str, float, Counted]] = field(default_factory=list)
     groups: list[_Tree] = field(default_factory=list)
+
+    def unknown(self) -> str | None:
+        """The first undecidable condition's reason, if any."""
+        pending = [self]
+        while pending:
+            tree = pending.pop(0)
+            for _, _, counted in tree.leaves:
+                if isinstance(counted, _Unknown):
+                    return counted.reason
+            pending.extend(tree.groups)
+        return None
 
 
 @dataclass
@@ -150,13 +173,17 @@ class _Compiler:
         what = f"a {local_name(resolved[0])} without models" if resolved else "an id not in scope"
         raise NotASize(f"condition counts {what}")
 
-    def leaf(self, condition: Element) -> tuple[str, float, list[int] | str]:
+    def leaf(self, condition: Element) -> tuple[str, float, Counted]:
+        """A comparison of a count of models; anything else is an undecidable leaf with its reason."""
         kind, value = condition.get("type") or "", _float(condition.get("value"))
         if kind in {"instanceOf", "notInstanceOf"}:
-            raise NotASize(f"condition on the army ({kind})")
+            return kind, 0.0, _Unknown(f"condition on the army ({kind})")
         if kind not in _COMPARE or value is None:
-            raise NotASize(f"condition type {kind or '?'}")
-        return kind, value, self.counted(condition)
+            return kind, 0.0, _Unknown(f"condition type {kind or '?'}")
+        try:
+            return kind, value, self.counted(condition)
+        except NotASize as why:
+            return kind, value, _Unknown(str(why))
 
     def tree(self, node: Element, conjunction: bool = True) -> Step[_Tree]:
         compiled = _Tree(conjunction, [self.leaf(c) for c in children(node, "conditions", "condition")])
@@ -173,7 +200,7 @@ class _Compiler:
             (_float(r.get("value")) or 1.0, int(_float(r.get("repeats")) or 1), r.get("roundUp") == "true")
             for r in children(modifier, "repeats", "repeat")
         ]
-        counted = [self.counted(r) for r in children(modifier, "repeats", "repeat")]
+        counted = [self.counted(r) for r in children(modifier, "repeats", "repeat")]  # NotASize: not priced
         if repeats and kind == "set":
             raise NotASize("a repeated set")
         return _Modifier(modifier, kind, value, condition, [(*r, c) for r, c in zip(repeats, counted, strict=True)])
@@ -187,6 +214,7 @@ class _Pricer:
         compiler = _Compiler(composition, scope)
         self.modifiers: list[_Modifier] = []
         self.ever_active: set[Element] = set()
+        self.undecided: dict[Element, str] = {}
         self.priced: list[tuple[int, float, Element | None, list[_Modifier]]] = []
         for index, node in enumerate(composition.nodes):
             if index and not node.selectable:
@@ -212,8 +240,9 @@ class _Pricer:
         while pending:
             tree = pending.pop()
             pending.extend(tree.groups)
-            if any(isinstance(counted, str) or 0 in counted for _, _, counted in tree.leaves):
-                return True
+            for _, _, counted in tree.leaves:
+                if isinstance(counted, str) or (isinstance(counted, list) and 0 in counted):
+                    return True
         return False
 
     def cost(self, counts: list[int]) -> tuple[float, set[Element]]:
@@ -227,9 +256,12 @@ class _Pricer:
             if source is not None:
                 active.add(source)
             for mod in mods:
-                if run(_holds(mod.condition, counts, models, self._count)):
+                holds = run(_holds(mod.condition, models, self._count))
+                if holds:
                     value = self._apply(mod, value, models)
                     active.add(mod.element)
+                elif holds is None:
+                    self.undecided.setdefault(mod.element, mod.condition.unknown() or "an undecidable condition")
             total += value * selections[index]
         self.ever_active |= active
         return total, active
@@ -257,15 +289,19 @@ class _Pricer:
         return total
 
 
-def _holds(
-    tree: _Tree, counts: list[int], models: list[int], count: Callable[[list[int] | str, list[int]], int]
-) -> Step[bool]:
-    results = [_COMPARE[kind](count(counted, models), value) for kind, value, counted in tree.leaves]
+def _holds(tree: _Tree, models: list[int], count: Callable[[list[int] | str, list[int]], int]) -> Step[bool | None]:
+    """The tree's truth on a composition, in three values: None when an undecidable condition decides it."""
+    results: list[bool | None] = []
+    for kind, value, counted in tree.leaves:
+        results.append(None if isinstance(counted, _Unknown) else _COMPARE[kind](count(counted, models), value))
     for group in tree.groups:
-        results.append((yield _holds(group, counts, models, count)))
+        results.append((yield _holds(group, models, count)))
     if not results:
         return True
-    return all(results) if tree.conjunction else any(results)
+    decisive = not tree.conjunction  # False settles an and-group, True an or-group
+    if decisive in results:
+        return decisive
+    return None if None in results else not decisive
 
 
 def _label(models: int) -> str:
@@ -311,7 +347,9 @@ def points_tiers(composition: Composition, scope: Scope, types: set[str]) -> Poi
     tiers.options.sort(key=lambda o: (o.models, o.cost, o.description))
     _classify_costs(tiers, pricer)
     for modifier in pricer.modifiers:
-        if modifier.element not in pricer.ever_active:
+        if modifier.element in pricer.undecided and modifier.element not in pricer.ever_active:
+            tiers.skipped.append((modifier.element, pricer.undecided[modifier.element]))
+        elif modifier.element not in pricer.ever_active:
             tiers.skipped.append((modifier.element, "condition never holds within the unit's size limits"))
         elif modifier.element not in tiers.used:
             tiers.skipped.append((modifier.element, "a size between the published ones"))

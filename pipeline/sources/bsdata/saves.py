@@ -18,12 +18,10 @@ from dataclasses import dataclass
 from pipeline.normalise.text import match_key
 from pipeline.sources.bsdata.checks import CheckLedger
 from pipeline.sources.bsdata.index import Element
-from pipeline.sources.bsdata.invulns import INV_WORD, InvulnReading, read_invuln
+from pipeline.sources.bsdata.invulns import InvulnReading, is_invuln_characteristic, read_invuln
 from pipeline.sources.bsdata.text import characteristics, clean_name, profile_text, rule_text
 from pipeline.sources.bsdata.walk import UNIT_PROFILE, ProfileHit, RuleHit, is_weapon_profile, type_name
 from schemas.records import InvulnCondition
-
-_INV_CHARACTERISTIC = re.compile(INV_WORD + r"|^i(?:nv)?\.?\s*s(?:v|ave)\.?$", re.IGNORECASE)
 
 
 def _is_statline_or_weapon(profile: Element) -> bool:
@@ -145,7 +143,7 @@ class SaveReader:
     def _characteristic(self, profile: ProfileHit) -> Save | None:
         """An invulnerable save written as a characteristic of the Unit profile itself (`InvSv 4+`)."""
         for key, value in characteristics(profile.profile).items():
-            if _INV_CHARACTERISTIC.search(key):
+            if is_invuln_characteristic(key):
                 reading = read_invuln("Invulnerable Save", value)
                 if reading is not None and reading.grants:
                     self.ledger.publish("invulns", profile.profile)
