@@ -1,16 +1,5 @@
-"""Self-check of every catalogue: what its XML holds against what was published, every gap explained or not.
-
-WHY: a catalogue nobody here has read may write a statline, a weapon, an invulnerable
-save or a price in a shape the parser does not know; it must report that loss instead of
-hiding it. For each file, four counts are taken from the XML alone (every element of the
-file, found by its type, not by the walk): Unit profiles (`statlines`), weapon profiles
-(`weapons`), abilities and rules that mention an invulnerable save (`invulns`), and
-points entries (`points`: unit and model costs, points modifiers). Each element is then
-published (a record came from it), explained (hidden, force-only, a purchase, a duplicate,
-a conditional save, a modifier on something other than unit size, not linked from any
-unit in the folder, ...) or unexplained (reached by a unit but not read: the loss to fix).
-docs/sources.md#bsdata-self-check lists the reasons.
-"""
+"""Self-check of every catalogue: elements of four kinds in its XML against what was published, each gap
+explained or not, so an unseen catalogue reports its own losses (docs/sources.md#bsdata-self-check)."""
 
 from __future__ import annotations
 

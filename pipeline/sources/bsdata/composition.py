@@ -1,15 +1,5 @@
-"""The models a BattleScribe unit is made of, and the loadouts of each size.
-
-WHY: points depend on unit size through modifiers that count models, a model entry or
-a model group; to read them the parser needs concrete compositions (how many of each
-model entry at 5, 6, ... 10 models). The unit's entries are read once into a flat tree
-(`Composition`): model entries, upgrades holding models (`1 Runtherd and 10 Gretchin`)
-and the groups bounding them. `growth()` then lists the compositions from the smallest
-upwards, adding the fewest models at a time, into the pool with the most room first
-(the rank and file). Pools a unit may leave empty (an Invader ATV beside Outriders)
-are `optional`; `points.py` decides which are add-ons priced on top of each size.
-Built iteratively: any nesting depth.
-"""
+"""The models a BattleScribe unit is made of and its compositions from the smallest up, which points
+modifiers are evaluated on; read iteratively (docs/sources.md#points-by-unit-size)."""
 
 from __future__ import annotations
 

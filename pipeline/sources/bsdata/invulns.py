@@ -1,20 +1,5 @@
-"""Invulnerable saves as BSData writes them: read by meaning, not by one spelling.
-
-WHY: catalogues give the save as an `Invulnerable Save` ability whose text is a bare
-`4+`, a sentence (`This model has a 4+ invulnerable save`, `an invulnerable save of
-5+`), a name (`Invulnerable Save (5+)`), a misspelling (`Invunerable Save`), an ability
-named after the model, wargear (`The bearer has a 4+ invulnerable save`), or a Unit
-characteristic. A text mentions one when a word reads like `inv...rable` (or `invuln`);
-each sentence that mentions one is then read:
-- a value (`N+` before the word, or `of N+` after it) with `against ranged|melee attacks`
-  kept as the condition; a second value for the other attack type is the melee value;
-- a sentence with a condition on time, place or leadership (`while`, `once per battle`,
-  `until`, `if`, `within`, `aura`, ...), or a bullet under a line that has one, or a
-  save against psychic attacks only is a conditional save: not a statline value,
-  reported with that reason.
-A text that mentions one without granting one (`invulnerable saves cannot be re-rolled`)
-says so; a grant with no value read is a loss the self-check reports.
-"""
+"""Invulnerable saves as BSData writes them, read by meaning (any spelling reading like "invulnerable", a
+bare `4+`, `of 5+`, attack types, conditional sentences) (docs/sources.md#invulnerable-saves)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,5 @@
-"""Points of a BattleScribe unit: its cost at each size and with each add-on, from the catalogue's modifiers.
-
-WHY: BSData writes a unit's cost at its smallest size and changes it with modifiers on
-the points cost type whose conditions count models (`models > 10`), one model entry or
-a model group (`childId` = the group's id), in every comparison BattleScribe has, inside
-and/or condition groups, modifier groups and repeats. Rather than matching shapes, each
-modifier is compiled once and evaluated on concrete compositions (`composition.py`):
-- sizes: the smallest composition, then one model at a time; a published option is the
-  first size of the first price and the largest size of each later price (the top one
-  open-ended when nothing bounds the unit); a price that grows by the same amount with
-  every model over more than `MAX_LINEAR_SIZES` sizes gives its smallest and largest size;
-- add-ons: a pool the smallest composition leaves empty (an Invader ATV) is priced on top
-  of each size, with one and with the most selections it takes, when it changes the cost;
-- a condition on anything else (the army, a detachment, wargear) is undecidable: a modifier
-  applies only when its tree holds whatever such conditions are (three-valued and/or), so
-  `models < 5 OR <detachment>` prices the size; one that never applies is skipped with the
-  reason (`PointsTiers.skipped`): it prices an option that is not a size.
-"""
+"""Points of a BattleScribe unit at each size and with each add-on: every points modifier compiled and
+evaluated on the unit's compositions, in three-valued logic (docs/sources.md#points-by-unit-size)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Which model of a unit has which invulnerable save, from every ability, rule and characteristic it carries.
-
-WHY: the save may be the unit's (`Models in this unit have ...`), a model's, a named
-model's (`This unit's TRAITOR ENFORCER model has ...`, `excluding the Cyber-mastiff`),
-wargear's (`The bearer has ...`) or an option's. Saves every loadout has set the
-statline: innate ones first, then wargear in every loadout (noted `<wargear> (wargear)`).
-Wargear a model may not take, an option that un-hides the ability, or a save of one model
-type sharing a statline with others only adds an `invuln_note` (`4+ with Storm shield
-(optional)`, `4+ for Navis Armsman (Endurant shield)`): the statline stays what every model has.
-"""
+"""Which statline of a unit has which invulnerable save: innate first, then wargear every loadout has;
+optional wargear and options only add a note (docs/sources.md#invulnerable-saves)."""
 
 from __future__ import annotations
 

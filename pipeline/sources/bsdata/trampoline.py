@@ -1,8 +1,5 @@
-"""Recursion without the call stack: any XML nesting depth is walked, never a RecursionError.
-
-A recursive step is a generator that `yield`s the sub-step it would have called and
-receives that sub-step's return value; `run` keeps the pending steps in a list.
-"""
+"""Recursion without the call stack, so any XML nesting depth is walked: a recursive step is a generator
+that `yield`s the sub-step it would call and is sent its result (docs/sources.md#bsdata-judgement-calls)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Which elements a datasheet shows: the static `hidden` flag, options that un-hide, force-only content.
-
-BattleScribe hides by modifiers too; two shapes are read (docs/sources.md#bsdata-catalogues):
-- an element `hidden="true"` with a `set hidden false` modifier whose conditions all count
-  selections inside the unit is an option: shown, marked with the names of what un-hides it
-  (a condition-less un-hide always shows it);
-- a `set hidden true` modifier that holds whenever the roster lacks one force (`Crusade Force`)
-  makes the element that force's content: not the datasheet's, skipped and counted.
-Every other conditional hiding is not evaluated: the element is shown.
-"""
+"""Which elements a datasheet shows: static `hidden`, options that un-hide (`unlocked_by`), force-only
+content such as Crusade's (docs/sources.md#bsdata-judgement-calls)."""
 
 from __future__ import annotations
 
