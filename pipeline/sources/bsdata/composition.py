@@ -267,9 +267,9 @@ class CompositionReader:
         self.skip_group = skip_group
 
     def read(self, entry: Element, link: Element | None) -> Composition:
+        if entry.get("type") == "model":  # a unit of one model
+            return Composition([Node(entry, link, None, (entry.get("name") or "").strip(), 1, 1, "model")])
         nodes = [Node(entry, link, None, (entry.get("name") or "").strip(), 1, 1, "root")]
-        if entry.get("type") == "model":
-            return Composition(nodes)
         pending: list[tuple[int, frozenset[int]]] = [(0, frozenset({id(entry)}))]
         while pending:
             parent, path = pending.pop()

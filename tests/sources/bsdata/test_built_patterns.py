@@ -87,6 +87,18 @@ def test_points_from_unseen_modifier_shapes(
     assert options(built, datasheet_id) == expected
 
 
+@pytest.mark.parametrize(
+    ("profile_id", "unit_size"),
+    [
+        ("bs:pat-1:u-keeper:p-keeper", 1),  # a root entry of type model: one model
+        ("bs:pat-1:u-bastion:p-bastion", 5),  # Bastion Trooper min 5
+        ("bs:pat-1:u-harrier:p-harrier", 4),  # group Harriers min 4; the Handlers are an add-on
+    ],
+)
+def test_unit_size_is_the_smallest_composition(built: list[Record], profile_id: str, unit_size: int) -> None:
+    assert profile(built, profile_id).unit_size == unit_size
+
+
 def test_force_only_group_in_an_or_group_is_excluded(built: list[Record]) -> None:
     names = {r.name for r in built if isinstance(r, Weapon) and r.datasheet_id == "bs:pat-1:u-sentinel"}
     assert names == {"Scatter cannon"}  # not the Trophy Blaster of the "Saga Spoils" group
