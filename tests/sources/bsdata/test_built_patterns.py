@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.sources.bsdata.parser import BsdataParser
 from schemas.records import ModelProfile, Points, QuarantineRow, Record, SourceCheck, Weapon, WeaponAbilityRow
+from tests.sources.bsdata.catalogues import nested, unit_catalogue
 
 PATTERNS = Path(__file__).resolve().parent.parent.parent / "fixtures" / "bsdata" / "patterns"
 CAT = "bsdata:Patterns.cat"
@@ -144,44 +145,15 @@ def test_the_self_check_reports_the_unread_save(built: list[Record]) -> None:
 
 
 # -- XML the parser must survive --------------------------------------------------------------------------------------
-def _unit_catalogue(inner: str, head: str = "") -> str:
-    return (
-        f'<?xml version="1.0"?>{head}\n'
-        '<catalogue xmlns="http://www.battlescribe.net/schema/catalogueSchema" id="x-1" name="Xenos - Built"'
-        ' library="false" type="catalogue"><selectionEntries>'
-        '<selectionEntry id="unit" name="Built Unit" type="model" hidden="false"><costs>'
-        '<cost name="pts" typeId="pts" value="50"/></costs><profiles>'
-        '<profile id="p-unit" name="Built Unit" typeName="Unit"><characteristics>'
-        '<characteristic name="M">6"</characteristic><characteristic name="T">4</characteristic>'
-        '<characteristic name="SV">3+</characteristic><characteristic name="W">2</characteristic>'
-        '<characteristic name="LD">6+</characteristic><characteristic name="OC">1</characteristic>'
-        f"</characteristics></profile></profiles>{inner}</selectionEntry></selectionEntries></catalogue>"
-    )
-
-
-def _nested(depth: int) -> str:
-    weapon = (
-        '<profiles><profile id="p-deep" name="Deep gun" typeName="Ranged Weapons"><characteristics>'
-        '<characteristic name="Range">24"</characteristic><characteristic name="A">2</characteristic>'
-        '<characteristic name="BS">3+</characteristic><characteristic name="S">5</characteristic>'
-        '<characteristic name="AP">0</characteristic><characteristic name="D">1</characteristic>'
-        "</characteristics></profile></profiles>"
-    )
-    opening = "".join(
-        f'<selectionEntries><selectionEntry id="e{i}" name="Level {i}" type="upgrade">' for i in range(depth)
-    )
-    return opening + weapon + "</selectionEntry></selectionEntries>" * depth
-
-
 @pytest.mark.parametrize("depth", [400, 1000])
 def test_deep_nesting_is_walked_without_a_recursion_limit(tmp_path: Path, depth: int) -> None:
-    (tmp_path / "Built.cat").write_text(_unit_catalogue(_nested(depth)), encoding="utf-8")
+    (tmp_path / "Built.cat").write_text(unit_catalogue(nested(depth)), encoding="utf-8")
     records = list(BsdataParser().parse(tmp_path))
     assert [r.name for r in records if isinstance(r, Weapon)] == ["Deep gun"]
 
 
 def test_nesting_beyond_the_xml_parser_limit_is_quarantined_with_its_reason(tmp_path: Path) -> None:
-    (tmp_path / "Built.cat").write_text(_unit_catalogue(_nested(3000)), encoding="utf-8")
+    (tmp_path / "Built.cat").write_text(unit_catalogue(nested(3000)), encoding="utf-8")
     rows = [r for r in BsdataParser().parse(tmp_path) if isinstance(r, QuarantineRow)]
     assert len(rows) == 1 and rows[0].reason.startswith("malformed XML: Excessive depth in document")
 
@@ -194,7 +166,7 @@ def test_entity_references_keep_the_text_and_load_nothing(tmp_path: Path) -> Non
         '<rules><rule id="r-1" name="Entity Rule"><description>Before &kw; after, then &leak; and the end.'
         "</description></rule></rules>"
     )
-    (tmp_path / "Built.cat").write_text(_unit_catalogue(rule, head), encoding="utf-8")
+    (tmp_path / "Built.cat").write_text(unit_catalogue(rule, head), encoding="utf-8")
     records = list(BsdataParser().parse(tmp_path))
     texts = [
         getattr(r, "text", None) or getattr(r, "body", None)

@@ -36,6 +36,8 @@ KNIGHTS = "bsdata:Chaos - Chaos Knights Library.cat"
 ORKS = "bsdata:Orks.cat"
 TAU = "bsdata:T'au Empire.cat"
 
+pytestmark = pytest.mark.slow  # the whole shared BSData folder
+
 
 @pytest.fixture(scope="module")
 def parser() -> BsdataParser:
