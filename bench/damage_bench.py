@@ -194,7 +194,7 @@ def time_warhammer_stats(frames: dict[str, pl.DataFrame], size: int = SAMPLE_WAR
         weapon = Weapon(
             bs=w["skill"] or 2,
             shots=_ws_dice(w["attacks"]),
-            strength=w["strength"],
+            strength=int(parse_dice(str(w["strength"])).mean),
             ap=-w["ap"],
             damage=_ws_dice(w["damage"]),
         )
@@ -210,7 +210,11 @@ def time_warhammer_stats(frames: dict[str, pl.DataFrame], size: int = SAMPLE_WAR
     plain = [
         i
         for i, (w, t) in enumerate(cells)
-        if not w["abilities"] and w["skill"] and not t["damage_reduction"] and not t["fnp"]
+        if not w["abilities"]
+        and w["skill"]
+        and not t["damage_reduction"]
+        and not t["fnp"]
+        and parse_dice(str(w["strength"])).n == 0  # warhammer-stats takes a fixed Strength only
     ]
     engine = _engine_values(frames, [cells[i] for i in plain], "damage_capped")
     diffs = [abs(means[i] - e) / max(e, 1e-9) for i, e in zip(plain, engine, strict=False)]

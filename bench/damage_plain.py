@@ -81,12 +81,15 @@ def plain_cell(w: dict[str, Any], t: dict[str, Any], sc: Scenario) -> dict[str, 
     hits = attacks * (p_hit + p_crit * w["sustained_hits"])
     auto_wounds = attacks * p_crit * w["lethal_hits"]
     crit_need = min([6] + [thr for kw, thr in w["anti"].items() if kw in (t.get("keywords") or [])])
-    need = max(2, _wound_need(w["strength"], t["toughness"]) - int(w["lance"] and sc.charged))
-    p_success, p_critical = _p(min(need, crit_need)), _p(crit_need)
-    reroll = 2 - p_success if w["twin_linked"] else 1.0
+    # Strength is rolled per attack: average the wound roll (and its Twin-linked re-roll) over the faces.
+    strengths = _faces(str(w["strength"]))
+    needs = [max(2, _wound_need(s, t["toughness"]) - int(w["lance"] and sc.charged)) for s in strengths]
+    successes = [_p(min(need, crit_need)) for need in needs]
+    rerolls = [2 - p if w["twin_linked"] else 1.0 for p in successes]
+    p_critical = _p(crit_need)
     rolls = hits - auto_wounds
-    wounds = auto_wounds + rolls * p_success * reroll
-    devastating = rolls * p_critical * reroll if w["devastating_wounds"] else 0.0
+    wounds = auto_wounds + rolls * sum(p * r for p, r in zip(successes, rerolls, strict=True)) / len(needs)
+    devastating = rolls * p_critical * sum(rerolls) / len(needs) if w["devastating_wounds"] else 0.0
     cover = (sc.cover or unseen) and ranged and not w["ignores_cover"] and not (t["save"] <= 3 and w["ap"] == 0)
     armour = min(max(t["save"] - w["ap"] - int(cover), 2), 7)
     condition = t.get("invuln_condition")

@@ -215,11 +215,12 @@ def _weapon_rows(
                 "range_inches": None if base["kind"] == "melee" else 24,
                 "attacks": base["attacks"],
                 "skill": base["skill"],
-                "strength": base["strength"],
+                "strength": str(base["strength"]),
                 "ap": base["ap"],
                 "damage": base["damage"],
                 "abilities": [a[0] for a in base["abilities"]],
                 "attacks_mean": parse_dice(base["attacks"]).mean,
+                "strength_mean": float(base["strength"]),
                 "damage_mean": parse_dice(base["damage"]).mean,
             }
         )

@@ -12,12 +12,15 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from schemas.dice import DiceField
+from schemas.dice import Dice, DiceField
 from schemas.weapon_abilities import WeaponAbility
 
 SourceFormat = Literal["page_export", "wahapedia_csv", "bsdata", "reference"]
 WeaponKind = Literal["ranged", "melee"]
 InvulnCondition = Literal["ranged", "melee"]
+UNLOCKED_BY = "The option(s) whose selection shows this (hidden until chosen); NULL: always shown."
+#: Highest Strength a weapon profile may have (Titan weapons reach 30+).
+MAX_STRENGTH = 40
 
 
 class Record(BaseModel):
@@ -109,6 +112,9 @@ class ModelProfile(DefensiveProfile):
 
     datasheet_id: str
     base_size: str | None = None
+    invuln_melee: int | None = Field(
+        default=None, ge=2, le=6, description="Invulnerable save against melee attacks where it differs from `invuln`."
+    )
     invuln_note: str | None = Field(default=None, description="Footnote on the invulnerable save.")
     stats_from: str | None = Field(
         default=None, description="Where NULL stats were filled from (reconcile): sources and fields."
@@ -133,13 +139,21 @@ class Weapon(Record):
     range_inches: int | None = Field(default=None, ge=0, le=1000, description='Titans reach 480".')
     attacks: DiceField
     skill: int | None = Field(default=None, ge=2, le=6, description="NULL for torrent.")
-    strength: int = Field(ge=1, le=40)
+    strength: DiceField = Field(description="Dice text (`8`, `2D6`); each attack rolls its own.")
     ap: int = Field(ge=-6, le=0)
     damage: DiceField
     abilities: list[str] = Field(default_factory=list, description="Normalised, lower case.")
+    unlocked_by: str | None = Field(default=None, description=UNLOCKED_BY)
     typed_abilities: list[WeaponAbility] = Field(default_factory=list, exclude=True)
 
-    EXTRA_COLUMNS: ClassVar[dict[str, type]] = {"attacks_mean": float, "damage_mean": float}
+    EXTRA_COLUMNS: ClassVar[dict[str, type]] = {"attacks_mean": float, "strength_mean": float, "damage_mean": float}
+
+    @field_validator("strength")
+    @classmethod
+    def _strength_range(cls, value: Dice) -> Dice:
+        if value.min < 1 or value.max > MAX_STRENGTH:
+            raise ValueError(f"strength {value.text} outside 1..{MAX_STRENGTH}")
+        return value
 
     @field_validator("ap", mode="before")
     @classmethod
@@ -150,6 +164,7 @@ class Weapon(Record):
     def row(self) -> dict[str, Any]:
         row = super().row()
         row["attacks_mean"] = self.attacks.mean
+        row["strength_mean"] = self.strength.mean
         row["damage_mean"] = self.damage.mean
         return row
 
@@ -176,6 +191,7 @@ class Ability(Record):
     text: str | None = None
     model: str | None = Field(default=None, description="Model the ability is limited to, if any.")
     text_html: str | None = Field(default=None, description="Sanitised minimal HTML of `text`.")
+    unlocked_by: str | None = Field(default=None, description=UNLOCKED_BY)
 
 
 class Keyword(Record):
@@ -386,6 +402,23 @@ class Unit(Record):
     points: int | None = Field(default=None, description="Cost of the cheapest points option.")
     points_models: int | None = Field(default=None, description="Models in that option.")
     provenance: dict[str, str] = Field(default_factory=dict, description="field -> 'source_id (why that source)'.")
+
+
+class SourceCheck(Record):
+    """A catalogue's self-check: elements of one kind in its XML against what was published from them."""
+
+    TABLE = "source_checks"
+    KEY = ("source_id", "check_name")
+
+    source_id: str
+    check_name: str = Field(description="statlines / weapons / invulns / points (docs/sources.md).")
+    expected: int = Field(ge=0, description="Elements of that kind in the file's XML.")
+    published: int = Field(ge=0, description="Of those, the ones a published record came from.")
+    explained: int = Field(ge=0, description="Not published, for a known reason (hidden, force-only, ...).")
+    unexplained: int = Field(ge=0, description="Not published and not explained: a loss to look at.")
+    reasons: dict[str, int] = Field(
+        default_factory=dict, description="`explained: <why>` / `unexplained: <why>` -> count."
+    )
 
 
 class DamageCell(Record):

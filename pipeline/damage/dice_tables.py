@@ -105,3 +105,38 @@ def damage_table(weapon_keys: Sequence[DamageDice], target_keys: Sequence[Damage
         after_fnp[:, column] = mean[:, column] * fnp_lose_probability(fnp)
         capped[:, column] = pmf @ capped_loss(binomials[fnp], wounds)
     return DamageTable(mean=mean, after_fnp=after_fnp, capped=capped)
+
+
+#: (n, sides, plus) of a weapon's Strength dice (n == 0: a fixed Strength).
+StrengthDice = tuple[int, int, int]
+#: The wound roll needed for S vs T (DAMAGE_RULES.md step 3), before modifiers.
+WOUND_NEEDS: tuple[int, ...] = (2, 3, 4, 5, 6)
+#: Highest Toughness the strength table covers (the record contract's bound).
+MAX_TOUGHNESS = 20
+
+
+def wound_need(strength: int, toughness: int) -> int:
+    """The wound table: 2+ at S >= 2T, 3+ at S > T, 4+ at S == T, 6+ at 2S <= T, else 5+."""
+    if strength >= 2 * toughness:
+        return 2
+    if strength > toughness:
+        return 3
+    if strength == toughness:
+        return 4
+    return 6 if 2 * strength <= toughness else 5
+
+
+def wound_need_table(keys: Sequence[StrengthDice]) -> FloatArray:
+    """Rows `key * (MAX_TOUGHNESS + 1) + T`: P(wound need = 2, 3, 4, 5, 6) for a Strength rolled per attack.
+
+    A fixed Strength has one need with probability 1; `2D6` spreads over the needs its totals give.
+    """
+    table = np.zeros((len(keys) * (MAX_TOUGHNESS + 1), len(WOUND_NEEDS)))
+    for row, key in enumerate(keys):
+        pmf = dice_pmf(*key)
+        for toughness in range(1, MAX_TOUGHNESS + 1):
+            target = table[row * (MAX_TOUGHNESS + 1) + toughness]
+            for strength, p in enumerate(pmf):
+                if p > 0:
+                    target[wound_need(strength, toughness) - 2] += p
+    return table

@@ -24,8 +24,9 @@ from pipeline.damage.scenarios import Scenario, scenarios_frame
 #: Effective weapon columns the engine reads (plus `anti_<KEYWORD>` columns in the special group).
 EFFECTIVE_KEY: tuple[str, ...] = (
     "ranged", "can_attack", "unseen", "base_attacks", "blast", "skill", "auto_hit", "hit_bonus",
-    "sustained_hits", "lethal_hits", "strength", "wound_bonus", "twin_linked", "devastating_wounds", "ap",
-    "cover", "dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus", "hazardous",
+    "sustained_hits", "lethal_hits", "str_n", "str_sides", "str_plus", "wound_bonus", "twin_linked",
+    "devastating_wounds", "ap", "cover", "dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus",
+    "hazardous",
 )  # fmt: skip
 
 GROUPS = ("plain", "special")

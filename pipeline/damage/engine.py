@@ -15,7 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from pipeline.damage.dice_tables import DamageDice, DamageTarget, damage_table
+from pipeline.damage.dice_tables import (
+    MAX_TOUGHNESS,
+    WOUND_NEEDS,
+    DamageDice,
+    DamageTarget,
+    StrengthDice,
+    damage_table,
+    wound_need_table,
+)
 
 OUTPUTS: tuple[str, ...] = (
     "attacks", "hits", "wounds", "mortal_wounds", "unsaved", "damage", "damage_capped",
@@ -55,30 +63,33 @@ def hit_steps() -> list[pl.Expr]:
     ]
 
 
-def _wound_need() -> pl.Expr:
-    s, t = _c("strength"), _c("toughness")
-    table = (
-        pl.when(s >= 2 * t).then(2).when(s > t).then(3).when(s == t).then(4)
-        .when(2 * s <= t).then(6).otherwise(5)
-    )  # fmt: skip
-    return _clip(table - _c("wound_bonus"), 2, 6)
-
-
 def _critical_wound_need(anti_keywords: Sequence[str]) -> pl.Expr:
     """6, or the lowest Anti threshold whose keyword the target has."""
     antis = [pl.when(_c(f"has_{k}")).then(_c(f"anti_{k}")).otherwise(7) for k in anti_keywords]
     return pl.min_horizontal(pl.lit(6), *antis)
 
 
-def wound_steps(anti_keywords: Sequence[str]) -> list[pl.Expr]:
-    """Step 3: wound roll (S vs T, Lance, Anti crits, Twin-linked re-roll of failures)."""
+def wound_steps(anti_keywords: Sequence[str], needs: pl.DataFrame) -> list[pl.Expr]:
+    """Step 3: wound roll (S vs T, Lance, Anti crits, Twin-linked re-roll of failures).
+
+    Strength is rolled per attack, so the success chance is averaged over the wound
+    needs its distribution gives (`needs`: one row per Strength key and Toughness);
+    a fixed Strength has a single need with probability 1.
+    """
     crit = _critical_wound_need(anti_keywords)
-    p_success = _p(pl.min_horizontal(_wound_need(), crit))
-    reroll = pl.when(_c("twin_linked")).then(2.0 - p_success).otherwise(1.0)
+    index = _c("sk") * (MAX_TOUGHNESS + 1) + _clip(_c("toughness"), 1, MAX_TOUGHNESS)
+    success, success_rerolled, rerolls = pl.lit(0.0), pl.lit(0.0), pl.lit(0.0)
+    for need in WOUND_NEEDS:
+        weight = pl.lit(needs[f"need_{need}"]).gather(index)
+        p = _p(pl.min_horizontal(_clip(pl.lit(need) - _c("wound_bonus"), 2, 6), crit))
+        success = success + weight * p
+        success_rerolled = success_rerolled + weight * p * (2.0 - p)
+        rerolls = rerolls + weight * (2.0 - p)
+    twin = _c("twin_linked")
     rolls = _c("hits") - _c("auto_wounds")
     return [
-        (rolls * p_success * reroll + _c("auto_wounds")).alias("wounds"),
-        (rolls * _p(crit) * reroll).alias("critical_wounds"),
+        (rolls * pl.when(twin).then(success_rerolled).otherwise(success) + _c("auto_wounds")).alias("wounds"),
+        (rolls * _p(crit) * pl.when(twin).then(rerolls).otherwise(1.0)).alias("critical_wounds"),
     ]
 
 
@@ -86,8 +97,8 @@ def save_steps() -> list[pl.Expr]:
     """Steps 4-5: Devastating Wounds skip the save; the rest face the best applicable save."""
     cover = _c("cover") & ~((_c("save") <= 3) & (_c("ap") == 0))
     armour = _clip(_c("save") - _c("ap") - cover.cast(pl.Int64), 2, 7)
-    invuln_applies = pl.when(_c("ranged")).then(_c("inv_ranged")).otherwise(_c("inv_melee"))
-    need = pl.min_horizontal(armour, pl.when(invuln_applies).then(_c("invuln")).otherwise(7))
+    invuln = pl.when(_c("ranged")).then(_c("inv_ranged")).otherwise(_c("inv_melee"))
+    need = pl.min_horizontal(armour, invuln)
     devastating = _c("critical_wounds") * _c("devastating_wounds").cast(pl.Float64)
     return [
         devastating.alias("devastating"),
@@ -113,15 +124,23 @@ def damage_steps(table: pl.DataFrame, target_keys: int) -> list[pl.Expr]:
 
 _WEAPON_DICE = ["dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus"]
 _TARGET_DICE = ["reduction", "fnp", "wounds"]
+_STRENGTH_DICE = ["str_n", "str_sides", "str_plus"]
 
 
 @dataclass(frozen=True)
 class DamageKeys:
-    """Dense dice table (row dk_weapon * n_targets + dk_target) and the key of each dice row."""
+    """Dense dice tables: damage (row dk_weapon * n_targets + dk_target) and wound needs
+    (row sk * (MAX_TOUGHNESS + 1) + T), and the key of each dice row."""
 
     table: pl.DataFrame
     weapon: dict[DamageDice, int]
     target: dict[DamageTarget, int]
+    needs: pl.DataFrame
+    strength: dict[StrengthDice, int]
+
+    def strength_column(self, frame: pl.DataFrame) -> pl.Series:
+        rows = frame.select(_STRENGTH_DICE).iter_rows()
+        return pl.Series("sk", [self.strength[r] for r in rows], dtype=pl.Int64)
 
     def weapon_column(self, frame: pl.DataFrame) -> pl.Series:
         rows = frame.select(_WEAPON_DICE).iter_rows()
@@ -138,7 +157,16 @@ def damage_keys(weapons: Sequence[pl.DataFrame], targets: pl.DataFrame) -> Damag
     target_keys: list[DamageTarget] = sorted(set(targets.select(_TARGET_DICE).iter_rows()))
     dense = damage_table(weapon_keys, target_keys)
     table = pl.DataFrame({name: np.ravel(getattr(dense, name)) for name in ("mean", "after_fnp", "capped")})
-    return DamageKeys(table, {k: i for i, k in enumerate(weapon_keys)}, {k: i for i, k in enumerate(target_keys)})
+    strength_keys: list[StrengthDice] = sorted({r for w in weapons for r in w.select(_STRENGTH_DICE).iter_rows()})
+    need_table = wound_need_table(strength_keys)
+    needs = pl.DataFrame({f"need_{n}": need_table[:, i] for i, n in enumerate(WOUND_NEEDS)})
+    return DamageKeys(
+        table,
+        {k: i for i, k in enumerate(weapon_keys)},
+        {k: i for i, k in enumerate(target_keys)},
+        needs,
+        {k: i for i, k in enumerate(strength_keys)},
+    )
 
 
 def distinct_plan(
@@ -148,7 +176,7 @@ def distinct_plan(
 
     Rows come weapon-major in the frames' order (`maintain_order="left_right"`).
     """
-    weapons = weapons.with_columns(keys.weapon_column(weapons))
+    weapons = weapons.with_columns(keys.weapon_column(weapons), keys.strength_column(weapons))
     targets = targets.with_columns(keys.target_column(targets))
     if "blast_bonus" not in targets.columns:
         targets = targets.with_columns(pl.lit(0).alias("blast_bonus"))
@@ -157,7 +185,7 @@ def distinct_plan(
         .join(targets.lazy(), how="cross", maintain_order="left_right")
         .with_columns(attack_steps())
         .with_columns(hit_steps())
-        .with_columns(wound_steps(anti_keywords))
+        .with_columns(wound_steps(anti_keywords, keys.needs))
         .with_columns(save_steps())
         .with_columns(damage_steps(keys.table, max(1, len(keys.target))))
         .select("ekey", "tkey", *OUTPUTS)

@@ -25,11 +25,12 @@ WEAPON_SCHEMA: dict[str, Any] = {
     "range_inches": pl.Int64,
     "attacks": pl.String,
     "skill": pl.Int64,
-    "strength": pl.Int64,
+    "strength": pl.String,
     "ap": pl.Int64,
     "damage": pl.String,
     "abilities": pl.List(pl.String),
     "attacks_mean": pl.Float64,
+    "strength_mean": pl.Float64,
     "damage_mean": pl.Float64,
 }
 
@@ -48,6 +49,7 @@ TARGET_SCHEMA: dict[str, Any] = {
     "save": pl.Int64,
     "invuln": pl.Int64,
     "invuln_condition": pl.String,
+    "invuln_melee": pl.Int64,
     "wounds": pl.Int64,
     "fnp": pl.Int64,
     "damage_reduction": pl.Int64,

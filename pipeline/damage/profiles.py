@@ -19,14 +19,15 @@ from schemas.dice import parse_dice
 
 #: Weapon columns of a distinct weapon profile (plus one `anti_<KEYWORD>` per anti keyword).
 WEAPON_KEY: tuple[str, ...] = (
-    "ranged", "attacks_mean", "skill", "auto_hit", "strength", "ap", "dmg_n", "dmg_sides", "dmg_plus",
+    "ranged", "attacks_mean", "skill", "auto_hit", "str_n", "str_sides", "str_plus", "ap", "dmg_n", "dmg_sides",
+    "dmg_plus",
     "blast", "rapid_fire", "sustained_hits", "lethal_hits", "twin_linked", "devastating_wounds", "heavy",
     "lance", "mel_n", "mel_sides", "mel_plus", "ignores_cover", "indirect_fire", "hazardous",
 )  # fmt: skip
 
 #: Target columns every weapon needs (the key of a "base" defensive profile).
 TARGET_BASE_KEY: tuple[str, ...] = (
-    "toughness", "save", "invuln", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction", "stealth",
+    "toughness", "save", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction", "stealth",
 )  # fmt: skip
 
 #: Plus the columns only Blast and Anti weapons read (and one `has_<KEYWORD>` per anti keyword).
@@ -92,7 +93,8 @@ def prepare_weapons(weapons: pl.DataFrame, weapon_abilities: pl.DataFrame) -> We
     if attacks is None or attacks.null_count():
         attacks = pl.Series([parse_dice(t).mean for t in weapons["attacks"]], dtype=pl.Float64)
     skill_null = frame["skill"].is_null() & ~frame["torrent"]
-    frame = pl.concat([frame, _dice_columns(frame["damage"], "dmg")], how="horizontal").with_columns(
+    dice = [_dice_columns(frame["damage"], "dmg"), _dice_columns(frame["strength"].cast(pl.String), "str")]
+    frame = pl.concat([frame, *dice], how="horizontal").with_columns(
         attacks.alias("attacks_mean"),
         (pl.col("kind") == "ranged").alias("ranged"),
         (pl.col("torrent") | pl.col("skill").is_null()).alias("auto_hit"),
@@ -110,11 +112,13 @@ def _target_columns(targets: pl.DataFrame, anti_keywords: list[str]) -> list[pl.
     """Expressions that turn a target row into its defensive key columns."""
     keywords = pl.col("keywords").fill_null(pl.lit([], dtype=pl.List(pl.String)))
     stealth = pl.col("stealth").fill_null(False) if "stealth" in targets.columns else pl.lit(False)
-    condition = pl.col("invuln_condition")
+    condition, invuln = pl.col("invuln_condition"), pl.col("invuln").fill_null(NO_INVULN)
+    melee = pl.col("invuln_melee") if "invuln_melee" in targets.columns else pl.lit(None, dtype=pl.Int64)
     return [
-        pl.col("invuln").fill_null(NO_INVULN).alias("invuln"),
-        (condition.is_null() | (condition == "ranged")).alias("inv_ranged"),
-        (condition.is_null() | (condition == "melee")).alias("inv_melee"),
+        pl.when(condition.is_null() | (condition == "ranged")).then(invuln).otherwise(NO_INVULN).alias("inv_ranged"),
+        pl.coalesce(melee, pl.when(condition.is_null() | (condition == "melee")).then(invuln).otherwise(NO_INVULN))
+        .fill_null(NO_INVULN)
+        .alias("inv_melee"),
         pl.col("fnp").fill_null(NO_FNP).alias("fnp"),
         pl.col("damage_reduction").fill_null(0).alias("reduction"),
         (pl.col("unit_size").fill_null(1) // 5).alias("blast_bonus"),

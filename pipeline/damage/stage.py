@@ -26,13 +26,19 @@ def targets_of(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
 
     `stealth` (−1 to ranged hit rolls against it) comes from the datasheet's abilities.
     """
-    columns = list(TARGET_SCHEMA)
     models = frames["model_profiles"].join(stealthy_datasheets(frames), on="datasheet_id", how="left")
     parts = [
-        models.select(*columns, pl.col("stealth").fill_null(False)),
-        frames["reference_profiles"].select(*columns, pl.lit(False).alias("stealth")),
+        models.select(*_target_columns(models), pl.col("stealth").fill_null(False)),
+        frames["reference_profiles"].select(
+            *_target_columns(frames["reference_profiles"]), pl.lit(False).alias("stealth")
+        ),
     ]
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def _target_columns(frame: pl.DataFrame) -> list[pl.Expr]:
+    """The engine's target columns; one a table does not publish (`invuln_melee` of references) is NULL."""
+    return [pl.col(c) if c in frame.columns else pl.lit(None, dtype=t).alias(c) for c, t in TARGET_SCHEMA.items()]
 
 
 def damage_stage(frames: Mapping[str, pl.DataFrame]) -> DamageComputation:

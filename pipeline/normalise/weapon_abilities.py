@@ -30,7 +30,8 @@ _WITH_DICE: dict[str, type[SustainedHits] | type[RapidFire] | type[Melta]] = {
     "melta": Melta,
 }
 _WITH_DICE_RE = re.compile(rf"^(sustained hits|rapid fire|melta)\s*({_DICE})$")
-_ANTI_RE = re.compile(r"^anti\s*-\s*([a-z][a-z' ]*?)\s*([2-6])\s*\+$")
+#: `anti-infantry 4+`, also as sources misspell it: `anti vehicle 3+` (no hyphen), `anti-fly 2` (no `+`).
+_ANTI_RE = re.compile(r"^anti(?:\s*-\s*|\s+)([a-z][a-z' ]*?)\s*([2-6])\s*\+?$")
 
 #: Regex of any core weapon ability (lower case, spaces folded): the vocabulary
 #: used to split abilities glued to a weapon name.

@@ -13,7 +13,8 @@ from schemas.records import SourceFormat
 @dataclass(frozen=True)
 class FileReport:
     """One input file: its rows in / curated / quarantined, its records per table, its quarantine
-    rows per reason, and what only its format knows (`counts`, `notes`: docs/sources.md#reports)."""
+    rows per reason, and what only its format knows (`counts`, `notes`; BSData's self-`checks` and
+    `findings`, values published after a loose reading with their raw text: docs/sources.md#reports)."""
 
     source_id: str
     format: SourceFormat
@@ -24,6 +25,8 @@ class FileReport:
     quarantine: Mapping[str, int] = field(default_factory=dict)
     counts: Mapping[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    checks: tuple[Mapping[str, Any], ...] = ()
+    findings: tuple[Mapping[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -36,6 +39,8 @@ class FileReport:
             "quarantine": dict(sorted(self.quarantine.items())),
             "counts": dict(sorted(self.counts.items())),
             "notes": list(self.notes),
+            "checks": [dict(c) for c in self.checks],
+            "findings": [dict(f) for f in self.findings],
         }
 
 

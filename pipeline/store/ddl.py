@@ -34,6 +34,7 @@ from schemas.records import (
     Rule,
     RuleOccurrence,
     Source,
+    SourceCheck,
     SourceConflict,
     Stratagem,
     Unit,
@@ -66,6 +67,7 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     DatasheetEnhancement,
     DatasheetDetachmentAbility,
     SourceConflict,
+    SourceCheck,
     QuarantineRow,
 )
 

@@ -52,7 +52,7 @@ class DicePool:
 class SimWeapon:
     attacks: str
     skill: int | None
-    strength: int
+    strength: int | str
     ap: int
     damage: str
     ranged: bool = True
@@ -140,7 +140,7 @@ class AttackSequence:
             return True, True
         return roll + self.hit_modifier() >= self.w.skill, False
 
-    def _one_wound_die(self) -> tuple[bool, bool]:
+    def _one_wound_die(self, strength: int) -> tuple[bool, bool]:
         roll = self.dice.d6()
         critical = roll == 6 or any(
             roll >= threshold for keyword, threshold in self.w.anti.items() if keyword in self.t.keywords
@@ -150,13 +150,14 @@ class AttackSequence:
         if roll == 1:
             return False, False
         modifier = 1 if self.w.lance and self.s.charged else 0
-        return roll + modifier >= wound_need(self.w.strength, self.t.toughness), False
+        return roll + modifier >= wound_need(strength, self.t.toughness), False
 
     def wound_roll(self) -> tuple[bool, bool]:
-        """(wounds, critical wound); Twin-linked re-rolls a failed roll once."""
-        wounded, critical = self._one_wound_die()
+        """(wounds, critical wound); Strength is rolled once per attack, Twin-linked re-rolls a failed wound die."""
+        strength = self.dice.roll(parse_dice(str(self.w.strength)))
+        wounded, critical = self._one_wound_die(strength)
         if not wounded and self.w.twin_linked:
-            wounded, critical = self._one_wound_die()
+            wounded, critical = self._one_wound_die(strength)
         return wounded, critical
 
     def saving_throw(self) -> bool:

@@ -150,6 +150,30 @@ def test_wound_table(strength: int, toughness: int, p_wound: float) -> None:
     check(cell(weapon(strength=strength), target(toughness=toughness)), wounds=10 * 4 / 6 * p_wound)
 
 
+# 2D6 totals 2..12 with weights 1 2 3 4 5 6 5 4 3 2 1 (/36); Strength is rolled per attack.
+# vs T5: S >= 10 (6/36) 2+, S 6-9 (20/36) 3+, S 5 (4/36) 4+, S 3-4 (5/36) 5+, S 2 (1/36) 6+
+ZZAP_T5 = (6 * 5 + 20 * 4 + 4 * 3 + 5 * 2 + 1 * 1) / 216  # 133/216
+# vs T8: S 9-12 (10/36) 3+, S 8 (5/36) 4+, S 5-7 (15/36) 5+, S 2-4 (6/36) 6+
+ZZAP_T8 = (10 * 4 + 5 * 3 + 15 * 2 + 6 * 1) / 216  # 91/216
+
+
+@pytest.mark.parametrize(("toughness", "p_wound"), [(5, ZZAP_T5), (8, ZZAP_T8)])
+def test_zzap_gun_strength_2d6_averages_the_wound_roll(toughness: int, p_wound: float) -> None:
+    # Zzap gun (Wahapedia): 36" A1 BS5+ S2D6 AP-3 D3; hits 1 × 2/6, wounds = hits × p_wound
+    zzap = weapon(attacks="1", skill=5, strength="2D6", ap=-3, damage="3")
+    assert zzap.strength.mean == 7.0
+    target_profile = target(toughness=toughness, save=4, wounds=3)
+    # Sv4+ with AP-3 saves on 7+: every wound is unsaved, each for 3 damage
+    check(cell(zzap, target_profile), hits=2 / 6, wounds=2 / 6 * p_wound, damage=2 / 6 * p_wound * 3)
+
+
+def test_twin_linked_rerolls_with_the_same_rolled_strength() -> None:
+    # per Strength total: p + (1 - p) × p; averaged over 2D6 vs T5 (the weights above)
+    weights = {5 / 6: 6, 4 / 6: 20, 3 / 6: 4, 2 / 6: 5, 1 / 6: 1}
+    rerolled = sum(n * p * (2 - p) for p, n in weights.items()) / 36
+    check(cell(weapon(strength="2D6", abilities=["twin-linked"]), target(toughness=5)), wounds=10 * 4 / 6 * rerolled)
+
+
 def test_lance_adds_one_to_wound_when_charging() -> None:
     # S4 vs T4: 4+ (3/6) -> 3+ (4/6) on the charge; S8 vs T4 stays 2+ (5/6)
     check(cell(weapon(kind="melee", abilities=["lance"])), wounds=10 * 4 / 6 * 3 / 6)
@@ -210,6 +234,15 @@ def test_invulnerable_save_condition_follows_the_attack_kind() -> None:
     wounds = 10 * 4 / 6 * 1 / 6  # S4 vs T12: 6+
     check(cell(weapon(ap=-4), knight), unsaved=wounds * 4 / 6)
     check(cell(weapon(ap=-4, kind="melee"), knight), unsaved=wounds)
+
+
+def test_a_melee_invulnerable_save_that_differs_is_used_against_melee_attacks() -> None:
+    # 4++ against ranged attacks, 3++ against melee (invuln_melee) vs AP-4: armour 7+;
+    # ranged attacks fail the 4++ 3/6 of the time, melee attacks the 3++ 2/6
+    warden = target(toughness=12, save=3, invuln=4, invuln_condition="ranged", invuln_melee=3, wounds=22)
+    wounds = 10 * 4 / 6 * 1 / 6  # S4 vs T12: 6+
+    check(cell(weapon(ap=-4), warden), unsaved=wounds * 3 / 6)
+    check(cell(weapon(ap=-4, kind="melee"), warden), unsaved=wounds * 2 / 6)
 
 
 def test_cover_adds_one_to_armour_against_ranged_attacks() -> None:

@@ -32,7 +32,7 @@ def _random_weapon(rng: random.Random, index: int) -> dict[str, Any]:
         "weapon_id": f"w{index:03d}", "kind": rng.choice(["ranged", "ranged", "melee"]),
         "attacks": rng.choice(["1", "2", "3", "4", "6", "D3", "D6", "D6+1", "2D6"]),
         "skill": None if "torrent" in abilities else rng.choice([2, 3, 4, 5]),
-        "strength": rng.choice([3, 4, 5, 6, 8, 9, 12, 16]), "ap": rng.choice([0, -1, -2, -3, -4]),
+        "strength": rng.choice([3, 4, 5, 6, 8, 9, 12, 16, "2D6", "D6+6"]), "ap": rng.choice([0, -1, -2, -3, -4]),
         "damage": rng.choice(["1", "2", "3", "D3", "D6", "D6+1", "D3+1", "2D6"]), "abilities": abilities,
     }  # fmt: skip
 

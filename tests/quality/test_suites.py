@@ -101,7 +101,7 @@ def _dice_regex() -> str:
         e.kwargs["regex"]
         for s in SUITES
         for e in s.expectations
-        if e.kwargs.get("column") in {"attacks", "damage"} and "regex" in e.kwargs
+        if e.kwargs.get("column") in {"attacks", "strength", "damage"} and "regex" in e.kwargs
     }
     assert len(patterns) == 1
     return patterns.pop()

@@ -68,8 +68,7 @@ def _bsdata_star_strength() -> Any:  # bsdata/army/Test Army.cat line 242: Broke
             "weapons",
             _bsdata_star_strength,
             "profile 'Broken gun' of unit 'Test Squad'",
-            "weapons: strength: Input should be a valid integer, unable to parse string as an integer"
-            " (profile 'Broken gun' of unit 'Test Squad')",
+            "weapons: strength: Value error, not a dice expression: '*' (profile 'Broken gun' of unit 'Test Squad')",
         ),
     ],
     ids=["page", "wahapedia", "bsdata"],

@@ -78,5 +78,7 @@ def test_reports_carry_what_only_their_format_knows(pages_dir: Path) -> None:
     assert army.notes == ("linked catalogue not available: Missing Library",)
     assert dict(army.counts) == {
         "hidden_fragments": 0, "non_unit_root_entries": 1, "points_modifiers_skipped": 1, "purchases_skipped": 3,
+        "force_only_skipped": 0, "unlocked_elements": 0, "values_read_loosely": 0,
     }  # fmt: skip
+    assert {c["check_name"] for c in army.checks} == {"statlines", "weapons", "invulns", "points"}
     assert (army.records["datasheets"], army.records["rule_blocks"], sum(army.quarantine.values())) == (2, 1, 9)

@@ -24,12 +24,18 @@ TARGET_TAGS = (
     "categoryEntry",
     "profileType",
     "costType",
+    "forceEntry",
 )
 
+#: Entities stay nodes (their text is read as written, `text.node_text`); no DTD or external
+#: entity is ever loaded; `huge_tree` lifts libxml2's depth and size limits (the walk is iterative).
 _PARSER_OPTIONS: dict[str, Any] = {
     "remove_comments": True,
     "remove_pis": True,
     "resolve_entities": False,
+    "load_dtd": False,
+    "dtd_validation": False,
+    "attribute_defaults": False,
     "no_network": True,
     "huge_tree": True,
 }
@@ -193,17 +199,21 @@ class Scope:
         self.catalogues = catalogues
         self.missing = missing
         self._hidden_costs: frozenset[str] | None = None
+        self._members: dict[Element, list[tuple[Element | None, Element | None]]] = {}
 
     def members(self, parent: Element) -> list[tuple[Element | None, Element | None]]:
-        """A parent's selectable members: (entry or group, None), or (link target or None, link)."""
-        members: list[tuple[Element | None, Element | None]] = [
-            (e, None) for e in children(parent, "selectionEntries", "selectionEntry")
-        ]
-        members += [(g, None) for g in children(parent, "selectionEntryGroups", "selectionEntryGroup")]
-        for link in children(parent, "entryLinks", "entryLink"):
-            resolved = self.resolve(link.get("targetId"))
-            members.append((resolved[0] if resolved else None, link))
-        return members
+        """A parent's selectable members: (entry or group, None), or (link target or None, link).
+
+        Memoised for the scope's life: shared entries are listed again by every unit."""
+        found = self._members.get(parent)
+        if found is None:
+            found = [(e, None) for e in children(parent, "selectionEntries", "selectionEntry")]
+            found += [(g, None) for g in children(parent, "selectionEntryGroups", "selectionEntryGroup")]
+            for link in children(parent, "entryLinks", "entryLink"):
+                resolved = self.resolve(link.get("targetId"))
+                found.append((resolved[0] if resolved else None, link))
+            self._members[parent] = found
+        return found
 
     def resolve(self, target_id: str | None) -> tuple[Element, Catalogue] | None:
         """The element a `targetId` names and the file it is defined in; None if not in scope."""

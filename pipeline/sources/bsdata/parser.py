@@ -4,12 +4,14 @@ entry, rule and bad fragment accounted for (docs/sources.md#bsdata-catalogues)."
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline.errors import InputFormatError
 from pipeline.ids import file_sha256
 from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row, record_table
+from pipeline.sources.bsdata.checks import CheckLedger, check_records
+from pipeline.sources.bsdata.composition import CompositionReader
 from pipeline.sources.bsdata.frame import UnitFrame, raw_xml
 from pipeline.sources.bsdata.index import (
     SUFFIXES,
@@ -23,12 +25,12 @@ from pipeline.sources.bsdata.index import (
     load_folder,
     local_name,
 )
-from pipeline.sources.bsdata.points import model_range, points_tiers
+from pipeline.sources.bsdata.points import points_tiers, points_types
 from pipeline.sources.bsdata.text import clean_name, rule_text
-from pipeline.sources.bsdata.units import UnitBuilder
+from pipeline.sources.bsdata.units import Finding, UnitBuilder
 from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
 from pipeline.sources.report import FileReport, ParseReport
-from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source
+from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source, SourceCheck
 
 CURATED_TYPES = (Datasheet, RuleBlock)
 #: Characters of a whole unit entry kept as its quarantined raw text (its opening names it).
@@ -47,6 +49,9 @@ class FileStats:
     purchases_skipped: int = 0
     points_modifiers_skipped: int = 0
     non_unit_root_entries: int = 0
+    force_only_skipped: int = 0
+    unlocked_elements: int = 0
+    findings: list[Finding] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -54,6 +59,9 @@ class FileStats:
             "purchases_skipped": self.purchases_skipped,
             "points_modifiers_skipped": self.points_modifiers_skipped,
             "non_unit_root_entries": self.non_unit_root_entries,
+            "force_only_skipped": self.force_only_skipped,
+            "unlocked_elements": self.unlocked_elements,
+            "values_read_loosely": len(self.findings),
         }
 
     def notes(self) -> list[str]:
@@ -63,30 +71,38 @@ class FileStats:
 class _FileRun:
     """Parsing of one catalogue file: yields its records and keeps its accounting."""
 
-    def __init__(self, folder: BsdataFolder, catalogue: Catalogue) -> None:
+    def __init__(self, folder: BsdataFolder, catalogue: Catalogue, ledger: CheckLedger) -> None:
         self.catalogue = load_catalogue(catalogue)
+        self.ledger = ledger
         self.root: Element = catalogue.root  # None only for unreadable files, which `run` handles first
         self.folder = folder
         self.stats = FileStats(catalogue.source_id)
-        self.ledger = RowLedger(catalogue.source_id, "bsdata")
+        self.rows = RowLedger(catalogue.source_id, "bsdata")
         self._reported_links: set[tuple[str, int]] = set()
+        self._types: set[str] | None = None
+
+    def _points_types(self, scope: Scope) -> set[str]:
+        if self._types is None:
+            self._types = points_types(scope)
+        return self._types
 
     def _track(self, records: Iterable[Record]) -> Iterator[Record]:
         """Count each row as it is decided: a unit or rule curated, or a quarantine row."""
         for record in records:
             if isinstance(record, QuarantineRow):
-                self.ledger.quarantined(record)
+                self.rows.quarantined(record)
             elif isinstance(record, CURATED_TYPES):
-                self.ledger.curate([record])
+                self.rows.curate([record])
             else:
-                self.ledger.tally([record])
+                self.rows.tally([record])
             yield record
 
     def _quarantine(self, line: int | None, reason: str, raw: str, table: str | None) -> QuarantineRow:
         return quarantine_row(self.catalogue.source_id, line, reason, raw, table)
 
     def report(self) -> FileReport:
-        return self.ledger.report(self.stats.counts(), self.stats.notes())
+        findings = tuple(f.as_dict() for f in self.stats.findings)
+        return replace(self.rows.report(self.stats.counts(), self.stats.notes()), findings=findings)
 
     def run(self) -> Iterator[Record]:
         if self.root is None:
@@ -112,8 +128,8 @@ class _FileRun:
     def _source(self) -> Source:
         """Rows in are the rows decided: BSData has no row count of its own (docs/sources.md#bsdata-catalogues)."""
         path = str(self.catalogue.path)
-        self.ledger.rows_in = self.ledger.rows_curated + self.ledger.rows_quarantined
-        return self.ledger.source(path, file_sha256(path))
+        self.rows.rows_in = self.rows.rows_curated + self.rows.rows_quarantined
+        return self.rows.source(path, file_sha256(path))
 
     # -- catalogue links ----------------------------------------------------------
     def _missing_catalogue_rows(self, scope: Scope) -> Iterator[QuarantineRow]:
@@ -172,16 +188,31 @@ class _FileRun:
                 continue
             name = clean_name(entry.get("name")) or "?"
             key = entry.get("id") or f"line {line}"
+            visibility = walker.visibility.of(entry, link)
             if is_hidden(entry) or is_hidden(link):
+                self.ledger.skip(entry, "hidden unit", scope)
                 yield self._quarantine(line, f"hidden entry: '{name}' has hidden=\"true\"", raw_xml(element), "unit")
+            elif not visibility.shown:
+                self.ledger.skip(entry, f"unit {visibility.reason}", scope)
+                reason = f"{visibility.reason} entry: '{name}' is not shown otherwise"
+                yield self._quarantine(line, reason, raw_xml(element, UNIT_EXCERPT), "unit")
             elif key in first_line:
                 reason = f"duplicate entry: '{name}' ({key}) already read at line {first_line[key]}"
                 yield self._quarantine(line, reason, raw_xml(element), "unit")
             else:
                 first_line[key] = line
                 content = walker.walk(entry, entry_catalogue, link)
+                self._record_walk(content, scope)
                 yield from self._problem_rows(content.problems, scope, line)
                 yield from self._unit_records(content, link, scope, line, walker)
+
+    def _record_walk(self, content: UnitContent, scope: Scope) -> None:
+        """What the walk skipped and visited, for the file's report and the folder's self-check."""
+        self.stats.force_only_skipped += sum(content.force_only.values())
+        self.stats.unlocked_elements += content.unlocked
+        self.ledger.visited |= content.visited
+        for element, reason in content.skipped:
+            self.ledger.skip(element, reason, scope)
 
     def _unit_records(
         self, content: UnitContent, link: Element | None, scope: Scope, line: int, walker: UnitWalker
@@ -191,6 +222,7 @@ class _FileRun:
         self.stats.purchases_skipped += content.purchases_skipped
         name = clean_name(entry.get("name")) or "?"
         if not content.has_unit_profile():
+            self.ledger.skip(entry, "unit without a Unit profile", scope)
             reason = f"no Unit profile: '{name}' has no statline"
             yield self._quarantine(line, reason, raw_xml(entry, UNIT_EXCERPT), "unit")
             return
@@ -199,6 +231,7 @@ class _FileRun:
         try:
             records = self._build(content, frame, link, scope, walker)
         except ValueError as exc:
+            self.ledger.skip(entry, "unit quarantined", scope)
             reason = invalid_reason(record_table(exc, Datasheet.TABLE), exc, f"unit '{name}'")
             yield self._quarantine(line, reason, raw_xml(entry, UNIT_EXCERPT), "unit")
             return
@@ -208,18 +241,26 @@ class _FileRun:
         self, content: UnitContent, frame: UnitFrame, link: Element | None, scope: Scope, walker: UnitWalker
     ) -> list[Record]:
         """All records of one unit, built before any is yielded (a failure drops the unit whole)."""
-        builder = UnitBuilder(content, frame)
-        models = model_range(content.entry, link, scope, walker.is_barren)
-        points = points_tiers(content.entry, link, models, content.model_entry_ids)
-        self.stats.points_modifiers_skipped += points.skipped
-        return [
+        builder = UnitBuilder(content, frame, self.ledger)
+        reader = CompositionReader(scope, walker.visibility, walker.is_barren)
+        points = points_tiers(reader.read(content.entry, link), scope, self._points_types(scope))
+        self.stats.points_modifiers_skipped += len(points.skipped)
+        for element in points.used:
+            self.ledger.publish("points", element)
+        for element, why in points.skipped:
+            self.ledger.explain("points", element, why)
+        for element, why in points.unread:
+            self.ledger.problem("points", element, why)
+        records = [
             builder.datasheet(),
-            *builder.model_records(models),
+            *builder.model_records(points.minimum),
             *builder.weapon_records(),
             *builder.ability_records(),
             *builder.keyword_records(),
             *builder.points_records(points),
         ]
+        self.stats.findings.extend(builder.findings)
+        return records
 
     # -- rules --------------------------------------------------------------------
     def _rule_rows(self) -> Iterator[Record]:
@@ -255,7 +296,9 @@ class BsdataParser:
 
     def __init__(self, report: ParseReport | None = None) -> None:
         self._folders: dict[Path, BsdataFolder] = {}
+        self._ledgers: dict[int, CheckLedger] = {}  # by id of the folder, which lives as long
         self.stats: dict[str, FileStats] = {}
+        self.checks: dict[str, list[SourceCheck]] = {}
         self.report = report
 
     def folder(self, folder: Path) -> BsdataFolder:
@@ -275,13 +318,26 @@ class BsdataParser:
         return [(folder, catalogue)] if catalogue is not None else []
 
     def parse(self, path: Path) -> Iterator[Record]:
-        """Records of a `.cat`/`.gst` file or of every such file in a folder (Source last per file)."""
+        """Records of a `.cat`/`.gst` file or of every such file in a folder (Source last per file),
+        then the self-check of every file parsed (`SourceCheck`, also in each file's report)."""
+        runs: list[_FileRun] = []
         for folder, catalogue in self._catalogues(Path(path)):
-            run = _FileRun(folder, catalogue)
+            run = _FileRun(folder, catalogue, self._ledgers.setdefault(id(folder), CheckLedger()))
             self.stats[catalogue.source_id] = run.stats
+            runs.append(run)
             yield from run.run()
+        for run in runs:
+            checks = self._checks(run)
+            self.checks[run.catalogue.source_id] = checks
+            yield from checks
             if self.report is not None:
-                self.report.add(run.report())
+                self.report.add(replace(run.report(), checks=tuple(c.row() for c in checks)))
+
+    def _checks(self, run: _FileRun) -> list[SourceCheck]:
+        if run.catalogue.root is None:
+            return []
+        scope = run.folder.scope(run.catalogue)
+        return check_records(run.catalogue, run.ledger, points_types(scope))
 
 
 def parse(path: Path, report: ParseReport | None = None) -> Iterator[Record]:

@@ -1,261 +1,382 @@
-"""Points of a BattleScribe unit: the `pts` cost and the model-count tiers its modifiers give; only the one
-shape whose model count is certain is read (docs/sources.md#bsdata-judgement-calls)."""
+"""Points of a BattleScribe unit at each size and with each add-on: every points modifier compiled and
+evaluated on the unit's compositions, in three-valued logic (docs/sources.md#points-by-unit-size)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
-from typing import TypeVar
+from itertools import pairwise
 
-from pipeline.sources.bsdata.index import Element, Scope, children, is_hidden, local_name
+from pipeline.sources.bsdata.composition import Composition
+from pipeline.sources.bsdata.index import Element, Scope, children, local_name
+from pipeline.sources.bsdata.trampoline import Step, run
+from pipeline.sources.bsdata.visibility import ARMY_SCOPES
 from pipeline.sources.bsdata.walk import POINTS_COST
 
-_T = TypeVar("_T")
-_COUNT_CONDITIONS = {"atLeast": 0, "greaterThan": 1, "equalTo": 0}
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    "atLeast": lambda a, b: a >= b,
+    "greaterThan": lambda a, b: a > b,
+    "atMost": lambda a, b: a <= b,
+    "lessThan": lambda a, b: a < b,
+    "equalTo": lambda a, b: a == b,
+    "notEqualTo": lambda a, b: a != b,
+}
+MODEL = "model"
+#: Sizes priced one by one at most when every model adds the same points (`Mek Gunz`: 1, 2, 3).
+MAX_LINEAR_SIZES = 5
 
 
 @dataclass(frozen=True)
-class ModelRange:
-    """Model count bounds of a unit, and the points cost of each model entry that has one."""
-
-    minimum: int | None
-    maximum: int | None
-    model_costs: tuple[float, ...] = ()
+class PointsOption:
+    models: int
+    cost: int
+    description: str
 
 
 @dataclass
 class PointsTiers:
-    """(models, cost) options of a unit, smallest first, plus modifiers not understood."""
+    """Options of a unit (smallest first), its smallest size, and what became of each points entry:
+    `used` (costs and modifiers in a published option) or `skipped` (with why)."""
 
-    tiers: list[tuple[int, int]] = field(default_factory=list)
-    skipped: int = 0
+    options: list[PointsOption] = field(default_factory=list)
+    minimum: int | None = None
+    modifiers: int = 0
+    used: set[Element] = field(default_factory=set)
+    skipped: list[tuple[Element, str]] = field(default_factory=list)
+    unread: list[tuple[Element, str]] = field(default_factory=list)
 
 
-def _number(text: str | None) -> float | None:
+class NotASize(ValueError):
+    """A condition that does not count the unit's models (the reason says what it counts)."""
+
+
+@dataclass(frozen=True)
+class _Unknown:
+    """A condition the parser cannot decide (the army, a detachment, wargear): neither true nor false."""
+
+    reason: str
+
+
+Counted = list[int] | str | _Unknown
+
+
+@dataclass
+class _Tree:
+    """A compiled condition tree: leaves are (comparison, value, counted nodes, MODEL or unknown)."""
+
+    conjunction: bool
+    leaves: list[tuple[str, float, Counted]] = field(default_factory=list)
+    groups: list[_Tree] = field(default_factory=list)
+
+    def unknown(self) -> str | None:
+        """The first undecidable condition's reason, if any."""
+        pending = [self]
+        while pending:
+            tree = pending.pop(0)
+            for _, _, counted in tree.leaves:
+                if isinstance(counted, _Unknown):
+                    return counted.reason
+            pending.extend(tree.groups)
+        return None
+
+
+@dataclass
+class _Modifier:
+    element: Element
+    kind: str
+    value: float
+    condition: _Tree
+    repeats: list[tuple[float, int, bool, list[int] | str]]
+
+
+def _float(text: str | None) -> float | None:
     try:
         return float(text) if text is not None else None
     except ValueError:
         return None
 
 
-def _selection_limits(*elements: Element | None) -> tuple[int | None, int | None]:
-    """min/max `selections` constraints (scope parent) of an entry; the link's win."""
-    low: int | None = None
-    high: int | None = None
+def points_types(scope: Scope) -> set[str]:
+    """Ids of the cost types named `pts` in scope."""
+    return {
+        cost_id
+        for catalogue in scope.catalogues
+        for cost_id, element in catalogue.ids.items()
+        if local_name(element) == "costType" and (element.get("name") or "").strip().casefold() == POINTS_COST
+    }
+
+
+def _base_cost(*elements: Element | None) -> tuple[float, Element | None]:
+    """The `pts` cost of an entry (its link's overrides it) and the cost element it is read from."""
+    value, source = 0.0, None
     for element in elements:
-        if element is None:
-            continue
-        for constraint in children(element, "constraints", "constraint"):
-            value = _number(constraint.get("value"))
-            if constraint.get("field") != "selections" or constraint.get("scope") != "parent" or value is None:
-                continue
-            if constraint.get("type") == "min":
-                low = int(value)
-            elif constraint.get("type") == "max":
-                high = int(value)
-    return low, high
-
-
-@dataclass(frozen=True)
-class _Option:
-    """A member of a container: how often it may be selected, and models per selection."""
-
-    low: int
-    high: int | None
-    per_low: int
-    per_high: int | None
-    counts_as_selection: bool = True
-
-
-def _at_least(options: list[_Option], group_low: int | None) -> int:
-    """Fewest models: each option at its minimum, then the cheapest filler up to the group minimum."""
-    total = sum(o.low * o.per_low for o in options)
-    chosen = sum(o.low for o in options if o.counts_as_selection)
-    fillers = [o.per_low for o in options if o.counts_as_selection and (o.high is None or o.high > o.low)]
-    if group_low and group_low > chosen and fillers:
-        total += (group_low - chosen) * min(fillers)
-    return total
-
-
-def _at_most(options: list[_Option], group_high: int | None) -> int | None:
-    """Most models: the richest options first, within their and the group's maximum (None: no limit)."""
-    total = sum(o.per_high or 0 for o in options if not o.counts_as_selection)
-    if any(o.per_high is None for o in options if not o.counts_as_selection):
-        return None
-    remaining = group_high
-    for option in sorted((o for o in options if o.counts_as_selection), key=lambda o: -(o.per_high or 0)):
-        if option.per_high == 0:
-            continue
-        limits = [x for x in (option.high, remaining) if x is not None]
-        if not limits or option.per_high is None:
-            return None
-        take = min(limits)
-        total += take * option.per_high
-        remaining = None if remaining is None else remaining - take
-    return total
-
-
-class _ModelCounter:
-    """Model count bounds of a unit: model entries, option groups, composition upgrades.
-
-    Selection constraints (`min`/`max`, scope parent) bound each entry; a group's own
-    constraints bound the selections of the entries in it and in its sub-groups (a
-    `9 - 19 Khorne Berzerkers` group with a sub-group of alternative models), and
-    composition upgrades (`1 Runtherd and 10 Gretchin`) count their models per selection.
-    """
-
-    def __init__(self, scope: Scope, skip_group: Callable[[Element], bool]) -> None:
-        self.scope = scope
-        self.skip_group = skip_group
-        self._stack: set[int] = set()
-        self.model_costs: list[float] = []
-
-    def container(self, parent: Element) -> tuple[int, int | None]:
-        """Models in an entry: each direct group is its own pool, each direct entry an option."""
-        options: list[_Option] = []
-        for element, link in self.scope.members(parent):
-            if element is None or is_hidden(element) or is_hidden(link) or id(element) in self._stack:
-                continue
-            if local_name(element) == "selectionEntryGroup":
-                low, high = self._guarded(element, partial(self._pool, element, link))
-                options.append(_Option(1, 1, low, high, counts_as_selection=False))
-            else:
-                options.extend(self._entry_option(element, link))
-        return _at_least(options, None), _at_most(options, None)
-
-    def _pool(self, group: Element, link: Element | None) -> tuple[int, int | None]:
-        if self.skip_group(group):
-            return 0, 0
-        group_low, group_high = _selection_limits(group, link)
-        options = self._pool_options(group)
-        return _at_least(options, group_low), _at_most(options, group_high)
-
-    def _pool_options(self, group: Element) -> list[_Option]:
-        options: list[_Option] = []
-        for element, link in self.scope.members(group):
-            if element is None or is_hidden(element) or is_hidden(link) or id(element) in self._stack:
-                continue
-            if local_name(element) != "selectionEntryGroup":
-                options.extend(self._entry_option(element, link))
-            elif not self.skip_group(element):
-                options.extend(self._guarded(element, partial(self._pool_options, element)))
-        return options
-
-    def _guarded(self, element: Element, measure: Callable[[], _T]) -> _T:
-        """Measure an element once per path (link cycles end here)."""
-        self._stack.add(id(element))
-        try:
-            return measure()
-        finally:
-            self._stack.discard(id(element))
-
-    def _entry_option(self, entry: Element, link: Element | None) -> list[_Option]:
-        low, high = _selection_limits(entry, link)
-        if entry.get("type") == "model":
-            cost = _base_cost(entry, link)[0]
-            if cost:
-                self.model_costs.append(cost)
-            return [_Option(low or 0, high, 1, 1)]
-        inner_low, inner_high = self._guarded(entry, partial(self.container, entry))
-        if inner_low == 0 and inner_high == 0:
-            return []  # wargear: no models inside
-        return [_Option(low or 0, high, inner_low, inner_high)]
-
-
-def model_range(
-    entry: Element,
-    link: Element | None,
-    scope: Scope,
-    skip_group: Callable[[Element], bool] = lambda _: False,
-) -> ModelRange:
-    """Smallest and largest model count of a unit entry (a `model` entry is one model).
-
-    `skip_group` lets the caller rule out groups it knows hold no models (upgrade menus).
-    """
-    if entry.get("type") == "model":
-        return ModelRange(1, 1)
-    counter = _ModelCounter(scope, skip_group)
-    low, high = counter.container(entry)
-    return ModelRange(low or None, high if high else None, tuple(counter.model_costs))
-
-
-def _base_cost(entry: Element, link: Element | None) -> tuple[float | None, set[str]]:
-    """The `pts` cost (the link's overrides the entry's) and the points cost type ids."""
-    value: float | None = None
-    type_ids: set[str] = set()
-    for element in (entry, link):
-        if element is None:
-            continue
-        for cost in children(element, "costs", "cost"):
+        for cost in [] if element is None else children(element, "costs", "cost"):
             if (cost.get("name") or "").strip().casefold() == POINTS_COST:
-                value = _number(cost.get("value"))
-                type_ids.add(cost.get("typeId") or "")
-    return value, type_ids
+                value, source = _float(cost.get("value")) or 0.0, cost
+    return value, source
 
 
-def _tier_threshold(modifier: Element, model_ids: set[str]) -> int | None:
-    """Model count at which a `set` modifier applies, if its only condition is a model count."""
-    conditions = list(modifier.iterfind("{*}conditions/{*}condition"))
-    nested = modifier.find("{*}conditionGroups") is not None or modifier.find("{*}repeats") is not None
-    if nested or len(conditions) != 1:
-        return None
-    condition = conditions[0]
-    value = _number(condition.get("value"))
-    counted = condition.get("childId") in model_ids | {"model"}
-    kind = condition.get("type") or ""
-    if condition.get("field") != "selections" or not counted or kind not in _COUNT_CONDITIONS or value is None:
-        return None
-    threshold = int(value) + _COUNT_CONDITIONS[kind]
-    return threshold if threshold >= 1 else None
+def _modifiers(element: Element | None) -> Iterator[tuple[Element, list[Element]]]:
+    """(modifier, enclosing modifier groups) of an element, groups at any depth."""
+    if element is None:
+        return
+    pending: list[tuple[Element, list[Element]]] = [(element, [])]
+    while pending:
+        holder, groups = pending.pop(0)
+        for modifier in children(holder, "modifiers", "modifier"):
+            yield modifier, groups
+        pending.extend((g, [*groups, g]) for g in children(holder, "modifierGroups", "modifierGroup"))
 
 
-def _modifier_tiers(
-    entry: Element, link: Element | None, type_ids: set[str], model_ids: set[str], result: PointsTiers
-) -> list[tuple[int, int, bool]]:
-    """(threshold, cost, open-ended) per understood modifier; counts the others as skipped."""
-    found: list[tuple[int, int, bool]] = []
-    for element in (entry, link):
-        for modifier in [] if element is None else children(element, "modifiers", "modifier"):
-            if modifier.get("field") not in type_ids:
+class _Compiler:
+    """Turns conditions into trees over composition nodes; NotASize for anything else."""
+
+    def __init__(self, composition: Composition, scope: Scope) -> None:
+        self.composition = composition
+        self.scope = scope
+        self.by_id: dict[str, list[int]] = {}
+        for index, node in enumerate(composition.nodes):
+            for node_id in node.ids:
+                self.by_id.setdefault(node_id, []).append(index)
+
+    def counted(self, element: Element) -> list[int] | str:
+        """The nodes (or MODEL: every model) a condition or repeat counts."""
+        scope, child = element.get("scope") or "", element.get("childId") or ""
+        if element.get("field") != "selections" or scope in ARMY_SCOPES:
+            raise NotASize(f"condition on the army ({element.get('field')} in {scope or '?'})")
+        if (element.get("percentValue") or "").lower() == "true":
+            raise NotASize("condition on a percentage")
+        if child == MODEL:
+            return MODEL
+        nodes = self.by_id.get(child)
+        if nodes and any(self.composition.holds_models(i) for i in nodes):
+            return nodes
+        if nodes and 0 in nodes:
+            return [0]
+        resolved = self.scope.resolve(child)
+        what = f"a {local_name(resolved[0])} without models" if resolved else "an id not in scope"
+        raise NotASize(f"condition counts {what}")
+
+    def leaf(self, condition: Element) -> tuple[str, float, Counted]:
+        """A comparison of a count of models; anything else is an undecidable leaf with its reason."""
+        kind, value = condition.get("type") or "", _float(condition.get("value"))
+        if kind in {"instanceOf", "notInstanceOf"}:
+            return kind, 0.0, _Unknown(f"condition on the army ({kind})")
+        if kind not in _COMPARE or value is None:
+            return kind, 0.0, _Unknown(f"condition type {kind or '?'}")
+        try:
+            return kind, value, self.counted(condition)
+        except NotASize as why:
+            return kind, value, _Unknown(str(why))
+
+    def tree(self, node: Element, conjunction: bool = True) -> Step[_Tree]:
+        compiled = _Tree(conjunction, [self.leaf(c) for c in children(node, "conditions", "condition")])
+        for group in children(node, "conditionGroups", "conditionGroup"):
+            compiled.groups.append((yield self.tree(group, (group.get("type") or "and") != "or")))
+        return compiled
+
+    def modifier(self, modifier: Element, groups: list[Element]) -> _Modifier:
+        kind, value = modifier.get("type") or "", _float(modifier.get("value"))
+        if kind not in {"set", "increment", "decrement"} or value is None:
+            raise NotASize(f"modifier type {kind or '?'}")
+        condition = _Tree(True, groups=[run(self.tree(node)) for node in (*groups, modifier)])
+        repeats = [
+            (_float(r.get("value")) or 1.0, int(_float(r.get("repeats")) or 1), r.get("roundUp") == "true")
+            for r in children(modifier, "repeats", "repeat")
+        ]
+        counted = [self.counted(r) for r in children(modifier, "repeats", "repeat")]  # NotASize: not priced
+        if repeats and kind == "set":
+            raise NotASize("a repeated set")
+        return _Modifier(modifier, kind, value, condition, [(*r, c) for r, c in zip(repeats, counted, strict=True)])
+
+
+class _Pricer:
+    """The cost of a composition: every entry's points, after its modifiers."""
+
+    def __init__(self, composition: Composition, scope: Scope, types: set[str], tiers: PointsTiers) -> None:
+        self.composition = composition
+        compiler = _Compiler(composition, scope)
+        self.modifiers: list[_Modifier] = []
+        self.ever_active: set[Element] = set()
+        self.undecided: dict[Element, str] = {}
+        self.priced: list[tuple[int, float, Element | None, list[_Modifier]]] = []
+        for index, node in enumerate(composition.nodes):
+            if index and not node.selectable:
                 continue
-            threshold = _tier_threshold(modifier, model_ids)
-            cost = _number(modifier.get("value"))
-            if modifier.get("type") != "set" or threshold is None or cost is None:
-                result.skipped += 1
+            mods = []
+            for element in (node.element, node.link):
+                for modifier, groups in _modifiers(element):
+                    if modifier.get("field") not in types:
+                        continue
+                    tiers.modifiers += 1
+                    try:
+                        mods.append(compiler.modifier(modifier, groups))
+                    except NotASize as why:
+                        tiers.skipped.append((modifier, str(why)))
+            base, source = _base_cost(node.element, node.link)
+            self.modifiers.extend(mods)
+            if base or mods:
+                self.priced.append((index, base, source, mods))
+
+    def coupled(self, pool: int) -> bool:
+        """A pool whose models a modifier counts together with the others (all models, or the whole unit)."""
+        pending = [m.condition for m in self.modifiers]
+        while pending:
+            tree = pending.pop()
+            pending.extend(tree.groups)
+            for _, _, counted in tree.leaves:
+                if isinstance(counted, str) or (isinstance(counted, list) and 0 in counted):
+                    return True
+        return False
+
+    def cost(self, counts: list[int]) -> tuple[float, set[Element]]:
+        models = self.composition.models(counts)
+        selections = self._selections(counts)
+        total, active = 0.0, set()
+        for index, base, source, mods in self.priced:
+            if not selections[index]:
                 continue
-            condition = modifier.find("{*}conditions/{*}condition")
-            found.append((threshold, int(cost), condition.get("type") != "equalTo"))
-    return found
+            value = base
+            if source is not None:
+                active.add(source)
+            for mod in mods:
+                holds = run(_holds(mod.condition, models, self._count))
+                if holds:
+                    value = self._apply(mod, value, models)
+                    active.add(mod.element)
+                elif holds is None:
+                    self.undecided.setdefault(mod.element, mod.condition.unknown() or "an undecidable condition")
+            total += value * selections[index]
+        self.ever_active |= active
+        return total, active
+
+    def _count(self, counted: list[int] | str, models: list[int]) -> int:
+        return models[0] if isinstance(counted, str) else sum(models[i] for i in counted)
+
+    def _apply(self, mod: _Modifier, value: float, models: list[int]) -> float:
+        if mod.kind == "set":
+            return mod.value
+        times = 1
+        if mod.repeats:
+            times = 0
+            for per, repeats, round_up, counted in mod.repeats:
+                ratio = self._count(counted, models) / per if per else 0
+                times += repeats * (int(-(-ratio // 1)) if round_up else int(ratio))
+        return value + mod.value * times * (1 if mod.kind == "increment" else -1)
+
+    def _selections(self, counts: list[int]) -> list[int]:
+        """Selections of each entry in the whole unit (an entry inside an upgrade repeats with it)."""
+        total = [1] * len(self.composition.nodes)
+        for index, node in enumerate(self.composition.nodes):
+            outer = 1 if node.parent is None else total[node.parent]
+            total[index] = outer * (counts[index] if node.selectable else 1)
+        return total
 
 
-def _per_model_tiers(base: float, models: ModelRange) -> dict[int, int]:
-    """Units costed per model (`Carnifex: 90` each): the smallest and largest size.
+def _holds(tree: _Tree, models: list[int], count: Callable[[list[int] | str, list[int]], int]) -> Step[bool | None]:
+    """The tree's truth on a composition, in three values: None when an undecidable condition decides it."""
+    results: list[bool | None] = []
+    for kind, value, counted in tree.leaves:
+        results.append(None if isinstance(counted, _Unknown) else _COMPARE[kind](count(counted, models), value))
+    for group in tree.groups:
+        results.append((yield _holds(group, models, count)))
+    if not results:
+        return True
+    decisive = not tree.conjunction  # False settles an and-group, True an or-group
+    if decisive in results:
+        return decisive
+    return None if None in results else not decisive
 
-    Only when every costed model entry has the same cost; otherwise the size is unknown.
-    """
-    costs = set(models.model_costs)
-    if len(costs) != 1 or models.minimum is None:
-        return {}
-    each = costs.pop()
-    sizes = {models.minimum, models.maximum or models.minimum}
-    return {n: int(base + n * each) for n in sizes}
+
+def _label(models: int) -> str:
+    return f"{models} model{'' if models == 1 else 's'}"
 
 
-def points_tiers(entry: Element, link: Element | None, models: ModelRange, model_ids: set[str]) -> PointsTiers:
-    """Points options of a unit: the base cost at its smallest size, then each understood tier."""
-    result = PointsTiers()
-    base, type_ids = _base_cost(entry, link)
-    by_models: dict[int, int] = _per_model_tiers(base or 0, models) if models.model_costs else {}
-    if base is not None and base > 0 and not by_models:
-        by_models[models.minimum or 1] = int(base)
-    tiers = sorted(_modifier_tiers(entry, link, type_ids, model_ids, result))
-    for position, (threshold, cost, open_ended) in enumerate(tiers):
-        count = threshold
-        is_last = position == len(tiers) - 1
-        if is_last and open_ended and models.maximum is not None and models.maximum >= threshold:
-            count = models.maximum
-        if cost > 0:
-            by_models[count] = cost
-    result.tiers = sorted(by_models.items())
-    return result
+def _size_steps(priced: list[tuple[int, float, list[int], set[Element]]], open_ended: bool) -> list[int]:
+    """Positions in the growth path to publish: one per price (see the module docstring)."""
+    steps: list[list[int]] = []
+    for position, (_, cost, _, _) in enumerate(priced):
+        if steps and priced[steps[-1][-1]][1] == cost:
+            steps[-1].append(position)
+        else:
+            steps.append([position])
+    chosen = [steps[0][0]]
+    for number, step in enumerate(steps[1:], start=1):
+        last = number == len(steps) - 1
+        chosen.append(step[0] if last and open_ended else step[-1])
+    increments = {round(b[1] - a[1], 6) for a, b in pairwise(priced)}
+    if len(steps) > MAX_LINEAR_SIZES and all(len(s) == 1 for s in steps) and len(increments) == 1:
+        chosen = [steps[0][0], steps[-1][0]]  # the same price per model at every size: smallest and largest
+    return chosen
+
+
+def points_tiers(composition: Composition, scope: Scope, types: set[str]) -> PointsTiers:
+    """Points options of a unit: each size's price and each add-on's, from its modifiers."""
+    tiers = PointsTiers()
+    pricer = _Pricer(composition, scope, types, tiers)
+    composition.set_addons([p for p in composition.optional if not pricer.coupled(p)])
+    path = composition.growth()
+    priced: list[tuple[int, float, list[int], set[Element]]] = []
+    for counts in path:
+        models = composition.model_count(counts) or 1
+        if not priced or models > priced[-1][0]:
+            cost, active = pricer.cost(counts)
+            priced.append((models, cost, counts, active))
+    tiers.minimum = composition.model_count(path[0]) or None
+    chosen = [priced[p] for p in _size_steps(priced, composition.can_grow(path[-1]))]
+    for models, cost, counts, active in chosen:
+        _add(tiers, PointsOption(models, round(cost), _label(models)), active)
+        for pool in composition.addons:
+            _add_addon(tiers, composition, pricer, (models, cost, counts), pool)
+    tiers.options.sort(key=lambda o: (o.models, o.cost, o.description))
+    _classify_costs(tiers, pricer)
+    for modifier in pricer.modifiers:
+        if modifier.element in pricer.undecided and modifier.element not in pricer.ever_active:
+            tiers.skipped.append((modifier.element, pricer.undecided[modifier.element]))
+        elif modifier.element not in pricer.ever_active:
+            tiers.skipped.append((modifier.element, "condition never holds within the unit's size limits"))
+        elif modifier.element not in tiers.used:
+            tiers.skipped.append((modifier.element, "a size between the published ones"))
+    return tiers
+
+
+def _classify_costs(tiers: PointsTiers, pricer: _Pricer) -> None:
+    """Costs of entries no published option holds: an alternative model priced like a published
+    sibling is explained; one priced differently is a loadout price not published (unread)."""
+    nodes = pricer.composition.nodes
+    used = {index: base for index, base, source, _ in pricer.priced if source in tiers.used}
+    for index, base, source, _ in pricer.priced:
+        if source is None or source in tiers.used or not base:
+            continue
+        siblings = [i for i in used if nodes[i].parent == nodes[index].parent and i != index]
+        if any(used[i] == base for i in siblings):
+            tiers.skipped.append((source, "an alternative model at the price of a published one"))
+        else:
+            tiers.unread.append((source, "an entry priced apart from the published options (loadout price)"))
+
+
+def _add(tiers: PointsTiers, option: PointsOption, active: set[Element]) -> None:
+    if option.cost > 0 and option not in tiers.options:
+        tiers.options.append(option)
+        tiers.used |= active
+
+
+def _add_addon(
+    tiers: PointsTiers,
+    composition: Composition,
+    pricer: _Pricer,
+    size: tuple[int, float, list[int]],
+    pool: int,
+) -> None:
+    models, cost, counts = size
+    room = composition.addon_room(pool)
+    name = composition.nodes[pool].name
+    for selections in sorted({1, room or 1}):
+        with_addon = composition.with_addon(counts, pool, selections)
+        if with_addon is None:
+            continue
+        total, active = pricer.cost(with_addon)
+        if round(total) != round(cost):
+            label = name if selections == 1 else f"{selections} {name}"
+            option = PointsOption(composition.model_count(with_addon), round(total), f"{_label(models)} + {label}")
+            _add(tiers, option, active)

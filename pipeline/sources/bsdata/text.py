@@ -7,13 +7,9 @@ import re
 
 from pipeline.normalise.text import collapse_ws, fold_quotes
 from pipeline.sources.bsdata.index import Element, children
-from schemas.records import InvulnCondition
 
 _MARKUP_RE = re.compile(r"\^\^|\*\*")
 _NONE_VALUES = {"", "-", "–", "n/a", "none"}
-_INVULN_TEXT_RE = re.compile(r"(\d)\s*\+\s*\*?\s*invulnerable save", re.IGNORECASE)
-_PLUS_RE = re.compile(r"(\d)\s*\+")
-_CONDITION_RE = re.compile(r"against (ranged|melee) attacks|\b(ranged|melee)[ -]only\b", re.IGNORECASE)
 _DAMAGED_RE = re.compile(r"^damaged\s*:?\s*(\d+\s*[-–]\s*\d+|\d+)\s*wounds?\b", re.IGNORECASE)
 _LEADING_MARKS_RE = re.compile(r"^[\W_]+(?=\w)")
 
@@ -24,6 +20,19 @@ def clean_text(text: str | None) -> str:
         return ""
     lines = (collapse_ws(_MARKUP_RE.sub("", line)) for line in text.splitlines())
     return "\n".join(line for line in lines if line)
+
+
+def node_text(element: Element | None) -> str:
+    """An element's text with entity references kept as written (`&foo;`).
+
+    The parser never resolves entities (`index._PARSER_OPTIONS`), so `&foo;` is a node
+    and `.text` would stop before it; the text after it is that node's tail.
+    """
+    if element is None:
+        return ""
+    if len(element) == 0:
+        return str(element.text or "")
+    return "".join(element.itertext())
 
 
 def clean_name(text: str | None) -> str:
@@ -37,25 +46,23 @@ def characteristics(profile: Element) -> dict[str, str]:
     for characteristic in children(profile, "characteristics", "characteristic"):
         name = (characteristic.get("name") or "").strip().casefold()
         if name and name not in values:
-            values[name] = (characteristic.text or "").strip()
+            values[name] = node_text(characteristic).strip()
     return values
 
 
 def profile_text(profile: Element) -> str:
     """A profile as ability text: its only characteristic, or `Name: value` lines."""
     items = [
-        (c.get("name") or "", clean_text(c.text))
-        for c in children(profile, "characteristics", "characteristic")
-        if clean_text(c.text)
+        (c.get("name") or "", clean_text(node_text(c))) for c in children(profile, "characteristics", "characteristic")
     ]
+    items = [(name, text) for name, text in items if text]
     if len(items) == 1:
         return items[0][1]
     return "\n".join(f"{name}: {value}" for name, value in items)
 
 
 def rule_text(rule: Element) -> str:
-    description = rule.find("{*}description")
-    return clean_text(description.text if description is not None else "")
+    return clean_text(node_text(rule.find("{*}description")))
 
 
 def is_none_value(text: str | None) -> bool:
@@ -94,26 +101,18 @@ def stat_inches(text: str | None) -> int | None:
     return int(cleaned)
 
 
+_STRAY_PLUS = re.compile(r"^\s*(\d+)\s*\+\s*$")
+
+
+def loose_dice(text: str | None) -> tuple[str, bool]:
+    """A dice characteristic with a stray `+` (`8+`: a typo for 8) read as its number; True if so."""
+    match = _STRAY_PLUS.match(text or "")
+    return (match.group(1), True) if match else ((text or "").strip(), False)
+
+
 def ap_value(text: str | None) -> str:
     """AP as written; `-` (no AP) means 0."""
     return "0" if is_none_value(text) else (text or "").strip()
-
-
-def is_invuln_ability(name: str) -> bool:
-    return "invulnerable save" in name.casefold()
-
-
-def parse_invuln(name: str, text: str) -> tuple[int, InvulnCondition | None] | None:
-    """`This model has a 4+ invulnerable save against ranged attacks.` -> (4, "ranged")."""
-    match = _INVULN_TEXT_RE.search(text) or _PLUS_RE.search(name)
-    if match is None:
-        return None
-    condition_match = _CONDITION_RE.search(text) or _CONDITION_RE.search(name)
-    condition: InvulnCondition | None = None
-    if condition_match is not None:
-        word = (condition_match.group(1) or condition_match.group(2)).casefold()
-        condition = "ranged" if word == "ranged" else "melee"
-    return int(match.group(1)), condition
 
 
 def damaged_range(name: str) -> str | None:

@@ -4,21 +4,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from pipeline.normalise.text import match_key
 from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.sources.bsdata.checks import CheckLedger
 from pipeline.sources.bsdata.frame import UnitFrame, quarantine
 from pipeline.sources.bsdata.index import Element
-from pipeline.sources.bsdata.points import ModelRange, PointsTiers
+from pipeline.sources.bsdata.points import PointsTiers
+from pipeline.sources.bsdata.saves import Save, SaveReader
 from pipeline.sources.bsdata.text import (
     ap_value,
     characteristics,
     clean_name,
     clean_text,
     damaged_range,
-    is_invuln_ability,
     is_none_value,
-    parse_invuln,
+    loose_dice,
     profile_text,
     rule_text,
     stat_inches,
@@ -29,7 +31,6 @@ from pipeline.sources.bsdata.walk import UNIT_PROFILE, ProfileHit, UnitContent, 
 from schemas.records import (
     Ability,
     Datasheet,
-    InvulnCondition,
     Keyword,
     ModelProfile,
     Points,
@@ -39,17 +40,36 @@ from schemas.records import (
 )
 
 FACTION_PREFIX = "faction:"
-Invuln = tuple[int, InvulnCondition | None]
-#: name, kind, parameter, text, model, line
-AbilityRow = tuple[str, str, str | None, str, str | None, int]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A value published after reading it loosely; the raw text is kept for the run report."""
+
+    line: int
+    table: str
+    field: str
+    raw: str
+    read_as: str
+    where: str
+
+    def as_dict(self) -> dict[str, str | int]:
+        return {"line": self.line, "table": self.table, "field": self.field, "raw": self.raw,
+                "read_as": self.read_as, "where": self.where}  # fmt: skip
+
+
+#: name, kind, parameter, text, model, line, unlocked_by
+AbilityRow = tuple[str, str, str | None, str, str | None, int, str | None]
 
 
 class UnitBuilder:
     """Builds the records of one walked unit."""
 
-    def __init__(self, content: UnitContent, frame: UnitFrame) -> None:
+    def __init__(self, content: UnitContent, frame: UnitFrame, ledger: CheckLedger | None = None) -> None:
         self.content = content
         self.frame = frame
+        self.ledger = ledger or CheckLedger()
+        self.findings: list[Finding] = []
         self.keywords = self._keywords()
 
     # -- categories ---------------------------------------------------------------
@@ -123,41 +143,35 @@ class UnitBuilder:
         )
 
     # -- statlines ----------------------------------------------------------------
-    def _invulns(self) -> dict[str | None, Invuln]:
-        """Invulnerable save per model context (None: the whole unit), from unit/model abilities."""
-        found: dict[str | None, Invuln] = {}
-        for hit in self._profiles_named("abilities"):
-            name = clean_name(hit.profile.get("name"))
-            if hit.owner_kind == "upgrade" or not is_invuln_ability(name):
-                continue
-            parsed = parse_invuln(name, profile_text(hit.profile))
-            if parsed is not None and hit.model not in found:
-                found[hit.model] = parsed
-        return found
-
-    def model_records(self, models: ModelRange) -> Iterator[Record]:
-        invulns = self._invulns()
+    def model_records(self, unit_size: int | None) -> Iterator[Record]:
+        saves = SaveReader([*self.content.profiles, *self.content.rules], self.ledger, self.content.model_names)
         keywords = [k for k, _f, _m, _p in self.keywords]
-        seen: set[tuple[str, ...]] = set()
-        for hit in self._profiles_named(UNIT_PROFILE):
-            values = characteristics(hit.profile)
-            key = (match_key(hit.profile.get("name") or ""), *values.values())
+        statlines = self._profiles_named(UNIT_PROFILE)
+        names = list(dict.fromkeys(match_key(clean_name(h.profile.get("name"))) for h in statlines))
+        seen: set[tuple[object, ...]] = set()
+        for hit in statlines:
+            values, save = characteristics(hit.profile), saves.save_of(hit, names)
+            key = (match_key(hit.profile.get("name") or ""), save, *values.values())
             if key in seen:
+                self.ledger.explain("statlines", hit.profile, "duplicate of a published statline")
                 continue
             seen.add(key)
-            invuln = invulns.get(hit.model) or invulns.get(None)
             try:
-                yield self._model_profile(hit, values, invuln, keywords, models)
+                profile = self._model_profile(hit, values, save, keywords, unit_size)
             except ValueError as exc:
+                self.ledger.explain("statlines", hit.profile, "quarantined")
                 yield quarantine(self.frame, hit, ModelProfile.TABLE, exc)
+                continue
+            self.ledger.publish("statlines", hit.profile)
+            yield profile
 
     def _model_profile(
         self,
         hit: ProfileHit,
         values: dict[str, str],
-        invuln: Invuln | None,
+        save: Save,
         keywords: list[str],
-        models: ModelRange,
+        unit_size: int | None,
     ) -> ModelProfile:
         return ModelProfile(
             profile_id=self.frame.child_id(hit.profile),
@@ -169,10 +183,12 @@ class UnitBuilder:
             wounds=stat_int(values.get("w")),
             leadership=stat_plus(values.get("ld")),
             oc=stat_int(values.get("oc")),
-            invuln=invuln[0] if invuln else None,
-            invuln_condition=invuln[1] if invuln else None,
+            invuln=save.value,
+            invuln_condition=save.condition,
+            invuln_melee=save.melee,
+            invuln_note=save.note,
             keywords=keywords,
-            unit_size=models.minimum,
+            unit_size=unit_size,
             source_id=self.frame.source_id,
             line=self.frame.line_of(hit.profile, hit.catalogue),
         )
@@ -186,15 +202,27 @@ class UnitBuilder:
             values = characteristics(hit.profile)
             key = (type_name(hit.profile), match_key(clean_name(hit.profile.get("name"))), *values.values())
             if key in seen:
+                self.ledger.explain("weapons", hit.profile, "duplicate of a published weapon")
                 continue
             seen.add(key)
             try:
                 weapon = self._weapon(hit, values)
             except ValueError as exc:
+                self.ledger.explain("weapons", hit.profile, "quarantined")
                 yield quarantine(self.frame, hit, Weapon.TABLE, exc)
                 continue
+            self.ledger.publish("weapons", hit.profile)
             yield weapon
             yield from self._weapon_abilities(weapon)
+
+    def _dice(self, hit: ProfileHit, values: dict[str, str], key: str) -> str:
+        """A dice characteristic; one read loosely (`8+` -> 8) is kept as a finding with its raw text."""
+        text, loose = loose_dice(values.get(key))
+        if loose:
+            where = f"profile '{clean_name(hit.profile.get('name'))}' of unit '{self.frame.unit_name}'"
+            line = self.frame.line_of(hit.profile, hit.catalogue)
+            self.findings.append(Finding(line, "weapons", key, values.get(key) or "", text, where))
+        return text
 
     def _weapon(self, hit: ProfileHit, values: dict[str, str]) -> Weapon:
         keywords = values.get("keywords")
@@ -206,12 +234,13 @@ class UnitBuilder:
             name=clean_name(hit.profile.get("name")),
             kind="melee" if "melee" in type_name(hit.profile) else "ranged",
             range_inches=stat_inches(values.get("range")),
-            attacks=values.get("a", ""),
+            attacks=self._dice(hit, values, "a"),
             skill=stat_plus(skill),
-            strength=values.get("s", ""),
+            strength=self._dice(hit, values, "s"),
             ap=ap_value(values.get("ap")),
-            damage=values.get("d", ""),
+            damage=self._dice(hit, values, "d"),
             abilities=[a.normalised for a in typed],
+            unlocked_by=hit.unlocked_by,
             typed_abilities=typed,
             source_id=self.frame.source_id,
             line=self.frame.line_of(hit.profile, hit.catalogue),
@@ -231,7 +260,7 @@ class UnitBuilder:
             if key in seen:
                 continue
             seen.add(key)
-            name, kind, parameter, text, model, line = ability
+            name, kind, parameter, text, model, line, unlocked_by = ability
             yield Ability(
                 datasheet_id=self.frame.datasheet_id,
                 name=name,
@@ -239,6 +268,7 @@ class UnitBuilder:
                 parameter=parameter,
                 text=text or None,
                 model=model,
+                unlocked_by=unlocked_by,
                 source_id=self.frame.source_id,
                 line=line,
             )
@@ -254,7 +284,7 @@ class UnitBuilder:
             kind = "wargear" if hit.owner_kind == "upgrade" else "datasheet"
             kind = "damaged" if damaged_range(name) else kind
             line = self.frame.line_of(hit.profile, hit.catalogue)
-            found.append((name, kind, None, profile_text(hit.profile), hit.model, line))
+            found.append((name, kind, None, profile_text(hit.profile), hit.model, line, hit.unlocked_by))
         return found
 
     def _rule_abilities(self) -> list[AbilityRow]:
@@ -271,17 +301,18 @@ class UnitBuilder:
             kind = "core" if hit.catalogue.is_game_system else "faction"
             parameter = clean_text(hit.parameter) or None
             line = self.frame.line_of(hit.rule, hit.catalogue)
-            found.append((clean_name(hit.rule.get("name")), kind, parameter, rule_text(hit.rule), hit.model, line))
+            name = clean_name(hit.rule.get("name"))
+            found.append((name, kind, parameter, rule_text(hit.rule), hit.model, line, hit.unlocked_by))
         return found
 
     # -- points -------------------------------------------------------------------
     def points_records(self, points: PointsTiers) -> Iterator[Points]:
-        for models, cost in points.tiers:
+        for option in points.options:
             yield Points(
                 datasheet_id=self.frame.datasheet_id,
-                models=models,
-                cost=cost,
-                description=f"{models} model{'' if models == 1 else 's'}",
+                models=option.models,
+                cost=option.cost,
+                description=option.description,
                 source_id=self.frame.source_id,
                 line=self.frame.line,
             )

@@ -1,11 +1,15 @@
-"""Walk one BattleScribe unit entry: collect its profiles, rules and categories across links, skipping what
-is not datasheet content (docs/sources.md#bsdata-judgement-calls)."""
+"""Walk one BattleScribe unit entry, iteratively: collect its profiles, rules and categories across links,
+skipping what is not datasheet content and recording why (docs/sources.md#bsdata-judgement-calls)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
-from pipeline.sources.bsdata.index import Catalogue, Element, Scope, children, is_hidden, local_name
+from pipeline.sources.bsdata.index import Catalogue, Element, Scope, children, local_name
+from pipeline.sources.bsdata.trampoline import Step, run
+from pipeline.sources.bsdata.visibility import Visibilities, Visibility
 
 UNIT_PROFILE = "unit"
 POINTS_COST = "pts"
@@ -22,14 +26,26 @@ def is_weapon_profile(profile: Element) -> bool:
 
 
 @dataclass(frozen=True)
+class Context:
+    """Where the walk is: the model, the kind of the nearest entry, the option that un-hid it."""
+
+    model: str | None = None
+    kind: str = "unit"  # "unit" (the datasheet's own entry), "model" or "upgrade"
+    unlocked_by: str | None = None
+    mandatory: bool = True  # every element from the model (or unit) down to here is in every loadout
+
+
+@dataclass(frozen=True)
 class ProfileHit:
-    """A profile reached from the unit, with the entry that carries it."""
+    """A profile reached from the unit, with the entry (or group) that carries it."""
 
     profile: Element
     catalogue: Catalogue
     model: str | None
     owner_kind: str  # "unit" (the datasheet's own entry), "model" or "upgrade"
     owner: Element
+    unlocked_by: str | None = None
+    mandatory: bool = True
 
 
 @dataclass(frozen=True)
@@ -39,6 +55,7 @@ class RuleHit:
     model: str | None
     owner: Element
     parameter: str | None
+    unlocked_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,8 +83,24 @@ class UnitContent:
     categories: list[CategoryHit] = field(default_factory=list)
     problems: list[LinkProblem] = field(default_factory=list)
     model_entry_ids: set[str] = field(default_factory=set)
+    model_names: set[str] = field(default_factory=set)
     hidden_skipped: int = 0
     purchases_skipped: int = 0
+    #: Elements not walked and why ("hidden", "purchase", "force-only: <force>"): the self-check reads them.
+    skipped: list[tuple[Element, str]] = field(default_factory=list)
+    force_only: Counter[str] = field(default_factory=Counter)
+    unlocked: int = 0
+    #: Entries, groups and info groups walked (the self-check tells "not read" from "not reached" with it).
+    visited: set[Element] = field(default_factory=set)
+
+    def skip(self, element: Element, reason: str) -> None:
+        self.skipped.append((element, reason))
+        if reason.startswith("force-only"):
+            self.force_only[reason] += 1
+        elif reason == "purchase":
+            self.purchases_skipped += 1
+        else:
+            self.hidden_skipped += 1
 
     def has_unit_profile(self) -> bool:
         return any(type_name(h.profile) == UNIT_PROFILE for h in self.profiles)
@@ -88,24 +121,35 @@ def _costs(*elements: Element | None) -> dict[str, tuple[str, float]]:
     return costs
 
 
-def is_purchase(entry: Element, link: Element | None, hidden_cost_types: frozenset[str] = frozenset()) -> bool:
+def carries_content(entry: Element) -> bool:
+    """A weapon or Unit profile on the entry itself."""
+    profiles = children(entry, "profiles", "profile")
+    return any(is_weapon_profile(p) or type_name(p) == UNIT_PROFILE for p in profiles)
+
+
+def is_purchase(
+    entry: Element,
+    link: Element | None,
+    hidden_cost_types: frozenset[str] = frozenset(),
+    holds_content: Callable[[Element], bool] = carries_content,
+) -> bool:
     """An upgrade bought on top of the datasheet (enhancement, campaign upgrade), not wargear.
 
-    Campaign upgrades declare a cost in a hidden cost type (Crusade Points), or a
-    non-zero cost in any type other than points; enhancements carry no weapon or Unit
-    profile and cost points or are limited to one per roster. Wargear is free in 10th
-    edition and never unique per army, or at least carries a weapon profile.
+    Campaign upgrades cost something other than points (Crusade Points), or declare a
+    cost in a hidden cost type and hold no content; enhancements hold no weapon, Unit
+    profile or model, and cost points or are limited to one per roster. Wargear is free
+    in 10th edition and never unique per army, or at least carries a weapon profile;
+    an upgrade holding models (`5 models`) is the unit's composition.
     """
     if (entry.get("type") or "upgrade") in {"unit", "model"}:
         return False
     costs = _costs(entry, link)
-    if any(type_id in hidden_cost_types for type_id, _ in costs.values()):
-        return True
     if any(value and name != POINTS_COST for name, (_, value) in costs.items()):
         return True
-    profiles = children(entry, "profiles", "profile")
-    if any(is_weapon_profile(p) or type_name(p) == UNIT_PROFILE for p in profiles):
+    if holds_content(entry):
         return False
+    if any(type_id in hidden_cost_types for type_id, _ in costs.values()):
+        return True
     return bool(costs.get(POINTS_COST, ("", 0.0))[1]) or _unique_per_roster(entry, link)
 
 
@@ -125,6 +169,19 @@ def _name_parameter(link: Element) -> str | None:
     return None
 
 
+def _min_selections(*elements: Element | None) -> int:
+    """The `min` selections constraint of an entry or its link (0 if none)."""
+    low = 0
+    for element in elements:
+        for constraint in [] if element is None else children(element, "constraints", "constraint"):
+            if constraint.get("type") == "min" and constraint.get("field") == "selections":
+                try:
+                    low = max(low, int(float(constraint.get("value") or 0)))
+                except ValueError:
+                    continue
+    return low
+
+
 class UnitWalker:
     """Flattens one unit entry; links resolve through the scope of the catalogue being parsed."""
 
@@ -135,21 +192,47 @@ class UnitWalker:
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
+        self.visibility = Visibilities(scope)
         self._purchases: dict[tuple[Element, Element | None], bool] = {}
         self._barren: dict[Element, bool] = {}
+        self._single_member: dict[Element, bool] = {}
+        self._content_memo: dict[Element, bool] = {}
+        self._carried_memo: dict[Element, tuple[list[Element], ...]] = {}
 
     def _is_purchase(self, entry: Element, link: Element | None) -> bool:
         """Memoised: shared upgrade entries are met again by every unit of the scope."""
         key = (entry, link)
         if key not in self._purchases:
-            self._purchases[key] = is_purchase(entry, link, self.scope.hidden_cost_types())
+            hidden = self.scope.hidden_cost_types()
+            self._purchases[key] = is_purchase(entry, link, hidden, self._holds_content)
         return self._purchases[key]
+
+    def _holds_content(self, entry: Element) -> bool:
+        """A weapon or Unit profile, or a model entry, in the entry or any member below it (memoised)."""
+        if entry not in self._content_memo:
+            self._content_memo[entry] = self._search_content(entry)
+        return self._content_memo[entry]
+
+    def _search_content(self, entry: Element) -> bool:
+        pending, seen = [entry], {entry}
+        while pending:
+            element = pending.pop()
+            if carries_content(element):
+                return True
+            for member, _link in self.scope.members(element):
+                if member is None or member in seen:
+                    continue
+                if member.get("type") == "model" and local_name(member) == "selectionEntry":
+                    return True
+                seen.add(member)
+                pending.append(member)
+        return False
 
     def walk(self, entry: Element, catalogue: Catalogue, link: Element | None) -> UnitContent:
         self._content = UnitContent(entry=entry, catalogue=catalogue)
         self._seen = set()
         self._root = entry
-        self._entry(entry, catalogue, None, link)
+        run(self._entry(entry, catalogue, Context(), link, None))
         return self._content
 
     def _first_visit(self, element: Element, model: str | None) -> bool:
@@ -157,120 +240,180 @@ class UnitWalker:
         if key in self._seen:
             return False
         self._seen.add(key)
+        self._content.visited.add(element)
         return True
 
-    def _entry(self, entry: Element, catalogue: Catalogue, model: str | None, link: Element | None) -> None:
-        if is_hidden(entry) or is_hidden(link):
-            self._content.hidden_skipped += 1
+    def _shown(self, element: Element, link: Element | None) -> Visibility | None:
+        """The element's visibility if it is walked; None (the skip recorded) if not."""
+        visibility = self.visibility.of(element, link)
+        if not visibility.shown:
+            self._content.skip(element, visibility.reason or "hidden")
+            return None
+        if visibility.unlocked_by:
+            self._content.unlocked += 1
+        return visibility
+
+    def _mandatory(self, entry: Element, link: Element | None, parent: Element | None) -> bool:
+        """In every loadout of its parent: a `min` of one or more, or the only member of a required group."""
+        if _min_selections(entry, link) >= 1:
+            return True
+        if parent is None or local_name(parent) != "selectionEntryGroup" or _min_selections(parent) < 1:
+            return False
+        if parent not in self._single_member:
+            shown = [e for e, lk in self.scope.members(parent) if e is not None and self.visibility.of(e, lk).shown]
+            self._single_member[parent] = len(shown) == 1
+        return self._single_member[parent]
+
+    def _entry(
+        self, entry: Element, catalogue: Catalogue, ctx: Context, link: Element | None, parent: Element | None
+    ) -> Step[None]:
+        unlocked = None
+        if entry is not self._root:
+            visibility = self._shown(entry, link)
+            if visibility is None:
+                return
+            if self._is_purchase(entry, link):
+                self._content.skip(entry, "purchase")
+                return
+            unlocked = visibility.unlocked_by
+        if not self._first_visit(entry, ctx.model):
             return
-        if entry is not self._root and self._is_purchase(entry, link):
-            self._content.purchases_skipped += 1
-            return
-        if not self._first_visit(entry, model):
-            return
-        owner_kind = "upgrade"
-        if entry is self._root:
-            owner_kind = "unit"
-        elif entry.get("type") == "model":
-            owner_kind, model = "model", (entry.get("name") or "").strip() or model
-            self._content.model_entry_ids.add(entry.get("id") or "")
+        ctx = self._entry_context(entry, link, parent, ctx, unlocked)
         for carrier in (entry, link):
             if carrier is not None:
-                self._info(carrier, catalogue, model, owner_kind, entry)
-                if owner_kind != "upgrade":
+                yield self._info(carrier, catalogue, ctx, entry)
+                if ctx.kind != "upgrade":
                     self._content.categories.extend(
-                        CategoryHit(c, model) for c in children(carrier, "categoryLinks", "categoryLink")
+                        CategoryHit(c, ctx.model) for c in children(carrier, "categoryLinks", "categoryLink")
                     )
-        self._children(entry, catalogue, model)
+        yield self._children(entry, catalogue, ctx)
 
-    def _group(self, group: Element, catalogue: Catalogue, model: str | None, link: Element | None) -> None:
-        if is_hidden(group) or is_hidden(link):
-            self._content.hidden_skipped += 1
+    def _entry_context(
+        self, entry: Element, link: Element | None, parent: Element | None, ctx: Context, unlocked: str | None
+    ) -> Context:
+        unlocked_by = unlocked or ctx.unlocked_by
+        if entry is self._root:
+            return Context(unlocked_by=unlocked_by)
+        if entry.get("type") == "model":
+            self._content.model_entry_ids.add(entry.get("id") or "")
+            model = (entry.get("name") or "").strip() or ctx.model
+            if model:
+                self._content.model_names.add(model)
+            return Context(model, "model", unlocked_by, True)
+        mandatory = ctx.mandatory and self._mandatory(entry, link, parent)
+        return Context(ctx.model, "upgrade", unlocked_by, mandatory)
+
+    def _group(self, group: Element, catalogue: Catalogue, ctx: Context, link: Element | None) -> Step[None]:
+        visibility = self._shown(group, link)
+        if visibility is None:
             return
-        if self.is_barren(group):
-            self._content.purchases_skipped += 1
+        barren = yield self._barren_step(group)
+        if barren:
+            self._content.skip(group, "purchase")
             return
-        if self._first_visit(group, model):
-            self._children(group, catalogue, model)
+        if self._first_visit(group, ctx.model):
+            ctx = replace(ctx, unlocked_by=visibility.unlocked_by or ctx.unlocked_by)
+            yield self._info(group, catalogue, ctx, group)
+            yield self._children(group, catalogue, ctx)
 
     def is_barren(self, group: Element) -> bool:
-        """True if a group holds only purchases and hidden entries (upgrade menus: Enhancements, Crusade).
+        """True if a group holds only purchases and hidden entries (upgrade menus: Enhancements, Crusade)."""
+        return bool(run(self._barren_step(group)))
 
-        Memoised for the whole scope: such groups are linked from nearly every unit. A group
-        met again through a link cycle counts as not barren, so it is walked.
-        """
-        if group not in self._barren:
-            self._barren[group] = False
-            self._barren[group] = all(self._member_is_barren(e, link) for e, link in self.scope.members(group))
-        return self._barren[group]
+    def _barren_step(self, group: Element) -> Step[bool]:
+        """Memoised for the whole scope: such groups are linked from nearly every unit. A group
+        met again through a link cycle counts as not barren, so it is walked."""
+        if group in self._barren:
+            return self._barren[group]
+        self._barren[group] = False
+        barren = True
+        for element, link in self.scope.members(group):
+            if element is None:
+                barren = False  # an unresolved link: walk it so it is reported
+            elif not self.visibility.of(element, link).shown:
+                continue
+            elif local_name(element) == "selectionEntryGroup":
+                barren = yield self._barren_step(element)
+            else:
+                barren = self._is_purchase(element, link)
+            if not barren:
+                break
+        self._barren[group] = barren
+        return barren
 
-    def _member_is_barren(self, element: Element | None, link: Element | None) -> bool:
-        if element is None:
-            return False  # an unresolved link: walk it so it is reported
-        if is_hidden(element) or is_hidden(link):
-            return True
-        if local_name(element) == "selectionEntryGroup":
-            return self.is_barren(element)
-        return self._is_purchase(element, link)
-
-    def _children(self, parent: Element, catalogue: Catalogue, model: str | None) -> None:
-        for entry in children(parent, "selectionEntries", "selectionEntry"):
-            self._entry(entry, catalogue, model, None)
-        for group in children(parent, "selectionEntryGroups", "selectionEntryGroup"):
-            self._group(group, catalogue, model, None)
-        for link in children(parent, "entryLinks", "entryLink"):
-            self._entry_link(link, catalogue, model)
+    def _children(self, parent: Element, catalogue: Catalogue, ctx: Context) -> Step[None]:
+        for member, link in self.scope.members(parent):
+            if link is None:
+                target, target_catalogue = member, catalogue
+            else:
+                resolved = self._follow(link, catalogue)
+                if resolved is None:
+                    continue
+                target, target_catalogue = resolved
+            if local_name(target) == "selectionEntry":
+                yield self._entry(target, target_catalogue, ctx, link, parent)
+            elif local_name(target) == "selectionEntryGroup":
+                yield self._group(target, target_catalogue, ctx, link)
 
     def _follow(self, link: Element, catalogue: Catalogue) -> tuple[Element, Catalogue] | None:
-        """A visible link's target; a hidden link is counted, an unresolved one reported."""
-        if is_hidden(link):
-            self._content.hidden_skipped += 1
-            return None
+        """A link's target; an unresolved one is reported (its visibility is decided with the target)."""
         resolved = self.scope.resolve(link.get("targetId"))
         if resolved is None:
-            self._content.problems.append(LinkProblem(link, catalogue))
+            if self.visibility.of(link).shown:
+                self._content.problems.append(LinkProblem(link, catalogue))
+            else:
+                self._content.skip(link, "hidden")
         return resolved
 
-    def _entry_link(self, link: Element, catalogue: Catalogue, model: str | None) -> None:
-        resolved = self._follow(link, catalogue)
-        if resolved is None:
-            return
-        target, target_catalogue = resolved
-        if local_name(target) == "selectionEntry":
-            self._entry(target, target_catalogue, model, link)
-        elif local_name(target) == "selectionEntryGroup":
-            self._group(target, target_catalogue, model, link)
+    def _carried(self, carrier: Element) -> tuple[list[Element], ...]:
+        """(profiles, rules, info groups, info links) of a carrier, memoised for the scope."""
+        if carrier not in self._carried_memo:
+            boxes = (("profiles", "profile"), ("rules", "rule"), ("infoGroups", "infoGroup"), ("infoLinks", "infoLink"))
+            self._carried_memo[carrier] = tuple(children(carrier, box, tag) for box, tag in boxes)
+        return self._carried_memo[carrier]
 
-    def _info(self, carrier: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element) -> None:
-        """Profiles, rules, info links and info groups carried by an entry (or its link)."""
-        for profile in children(carrier, "profiles", "profile"):
-            self._profile(profile, catalogue, model, kind, owner)
-        for rule in children(carrier, "rules", "rule"):
-            if not is_hidden(rule):
-                self._content.rules.append(RuleHit(rule, catalogue, model, owner, None))
-        for group in children(carrier, "infoGroups", "infoGroup"):
-            if not is_hidden(group) and self._first_visit(group, model):
-                self._info(group, catalogue, model, kind, owner)
-        for link in children(carrier, "infoLinks", "infoLink"):
-            self._info_link(link, catalogue, model, kind, owner)
+    def _info(self, carrier: Element, catalogue: Catalogue, ctx: Context, owner: Element) -> Step[None]:
+        """Profiles, rules, info links and info groups carried by an entry, a group or a link."""
+        profiles, rules, groups, links = self._carried(carrier)
+        for profile in profiles:
+            self._profile(profile, None, catalogue, ctx, owner)
+        for rule in rules:
+            self._rule(rule, None, catalogue, ctx, owner)
+        for group in groups:
+            yield self._info_group(group, None, catalogue, ctx, owner)
+        for link in links:
+            resolved = self._follow(link, catalogue)
+            if resolved is None:
+                continue
+            target, target_catalogue = resolved
+            tag = local_name(target)
+            if tag == "profile":
+                self._profile(target, link, target_catalogue, ctx, owner)
+            elif tag == "rule":
+                self._rule(target, link, target_catalogue, ctx, owner)
+            elif tag == "infoGroup":
+                yield self._info_group(target, link, target_catalogue, ctx, owner)
 
-    def _profile(self, profile: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element) -> None:
-        if is_hidden(profile):
-            self._content.hidden_skipped += 1
-        else:
-            self._content.profiles.append(ProfileHit(profile, catalogue, model, kind, owner))
+    def _info_group(
+        self, group: Element, link: Element | None, catalogue: Catalogue, ctx: Context, owner: Element
+    ) -> Step[None]:
+        visibility = self._shown(group, link)
+        if visibility is not None and self._first_visit(group, ctx.model):
+            inner = replace(ctx, unlocked_by=visibility.unlocked_by or ctx.unlocked_by)
+            yield self._info(group, catalogue, inner, owner)
 
-    def _info_link(self, link: Element, catalogue: Catalogue, model: str | None, kind: str, owner: Element) -> None:
-        resolved = self._follow(link, catalogue)
-        if resolved is None:
-            return
-        target, target_catalogue = resolved
-        tag = local_name(target)
-        if is_hidden(target):
-            self._content.hidden_skipped += 1
-        elif tag == "profile":
-            self._content.profiles.append(ProfileHit(target, target_catalogue, model, kind, owner))
-        elif tag == "rule":
-            self._content.rules.append(RuleHit(target, target_catalogue, model, owner, _name_parameter(link)))
-        elif tag == "infoGroup" and self._first_visit(target, model):
-            self._info(target, target_catalogue, model, kind, owner)
+    def _profile(
+        self, profile: Element, link: Element | None, catalogue: Catalogue, ctx: Context, owner: Element
+    ) -> None:
+        visibility = self._shown(profile, link)
+        if visibility is not None:
+            unlocked_by = visibility.unlocked_by or ctx.unlocked_by
+            hit = ProfileHit(profile, catalogue, ctx.model, ctx.kind, owner, unlocked_by, ctx.mandatory)
+            self._content.profiles.append(hit)
+
+    def _rule(self, rule: Element, link: Element | None, catalogue: Catalogue, ctx: Context, owner: Element) -> None:
+        visibility = self._shown(rule, link)
+        if visibility is not None:
+            parameter = _name_parameter(link) if link is not None else None
+            unlocked_by = visibility.unlocked_by or ctx.unlocked_by
+            self._content.rules.append(RuleHit(rule, catalogue, ctx.model, owner, parameter, unlocked_by))

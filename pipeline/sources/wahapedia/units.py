@@ -151,7 +151,7 @@ def _weapon(row: Row, code: str, weapon_id: str, kind: str, source_id: str) -> W
     return Weapon(
         weapon_id=weapon_id, datasheet_id=ws_id(code), name=clean(row.get("name")), kind=kind,
         range_inches=_range(row, kind), attacks=_dice(row.get("A"), "attacks"),
-        skill=_skill(row, abilities), strength=parse_int(row.get("S"), "strength"),
+        skill=_skill(row, abilities), strength=_dice(row.get("S"), "strength"),
         ap=row.get("AP").strip(), damage=_dice(row.get("D"), "damage"),
         abilities=[a.normalised for a in abilities], typed_abilities=list(abilities),
         source_id=source_id, line=row.line,

@@ -90,7 +90,8 @@ def test_record_counts_match_the_curated_rows(export: Export) -> None:
     curated = {s.source_id.split(":")[1]: s.rows_curated for s in export.of(Source)}
     assert counts["Datasheet"] == curated["Datasheets.csv"] == 1623
     assert counts["ModelProfile"] == curated["Datasheets_models.csv"] == 1720
-    assert counts["Weapon"] == curated["Datasheets_wargear.csv"] == 6629
+    # 6632: every Datasheets_wargear.csv row of a known datasheet (6768 data lines - 136 unknown datasheets)
+    assert counts["Weapon"] == curated["Datasheets_wargear.csv"] == 6632
     assert counts["Stratagem"] == curated["Stratagems.csv"] == 1140
     assert counts["RuleBlock"] == curated["Abilities.csv"] == 67
     assert counts["DatasheetStratagem"] == curated["Datasheets_stratagems.csv"]
@@ -103,7 +104,6 @@ def test_record_counts_match_the_curated_rows(export: Export) -> None:
         ("Datasheets_keywords.csv", "keywords: duplicate key", 3843),
         ("Datasheets_keywords.csv", "keywords: empty keyword", 300),
         ("Datasheets_wargear.csv", "weapons: unknown datasheet", 136),
-        ("Datasheets_wargear.csv", "weapons: strength not an integer", 3),
         ("Datasheets_stratagems.csv", "datasheet_stratagems: unknown datasheet", 106),
         ("Datasheets_leader.csv", "leaders: duplicate key", 16),
         ("Datasheets_models_cost.csv", "points: add-on cost for optional models", 4),
@@ -116,18 +116,19 @@ def test_quarantine_reasons_are_short_and_groupable(export: Export, file_name: s
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("line", "reason"),
+    ("weapon_id", "line", "strength", "mean"),
     [
-        (151, "weapons: strength not an integer"),  # Zzap gun, S 2D6
-        (165, "weapons: strength not an integer"),  # Zzap gun, S D6+6
+        ("wh:000000037:ranged:zzap-gun", 151, "2D6", 7.0),  # Datasheets_wargear.csv line 151: S `2D6`
+        ("wh:000000039:ranged:zzap-gun", 165, "D6+6", 9.5),  # line 165: S `D6+6`
+        ("wh:000001388:ranged:zzap-gun", 3752, "2D6", 7.0),  # line 3752: S `2D6`
     ],
 )
-def test_weapon_rows_outside_the_contract_are_quarantined_with_their_raw_line(
-    export: Export, line: int, reason: str
+def test_dice_strength_is_published_not_quarantined(
+    export: Export, weapon_id: str, line: int, strength: str, mean: float
 ) -> None:
-    row = export.quarantined("Datasheets_wargear.csv", line)
-    assert row.reason == reason
-    assert row.raw.startswith(("000000037|4|", "000000039|6|"))
+    zzap = export.weapons[weapon_id]
+    assert (zzap.line, zzap.strength.text, zzap.row()["strength_mean"]) == (line, strength, mean)
+    assert not any(q.table == "Datasheets_wargear.csv" and "strength" in q.reason for q in export.quarantine)
 
 
 # -- Lord Invocatus (the acceptance check) ------------------------------------------
@@ -143,8 +144,8 @@ def test_lord_invocatus(export: Export) -> None:
     points = export.on(Points, "wh:000002623")
     assert [(p.models, p.cost) for p in points] == [(1, 110)]
     pistol = export.weapons["wh:000002623:ranged:bolt-pistol"]
-    assert (pistol.skill, pistol.range_inches, pistol.strength, pistol.ap, pistol.abilities) == (
-        3, 12, 4, 0, ["pistol"],
+    assert (pistol.skill, pistol.range_inches, pistol.strength.text, pistol.ap, pistol.abilities) == (
+        3, 12, "4", 0, ["pistol"],
     )  # fmt: skip
     datasheet = export.datasheets["wh:000002623"]
     assert (datasheet.faction, datasheet.role, datasheet.source_date) == (
@@ -267,9 +268,9 @@ def test_conditional_damage_reduction_is_not_derived(export: Export) -> None:
         # Flamer: AP `-0`, skill `N/A` (torrent)
         ("wh:000000116:ranged:flamer", {"ap": 0, "skill": None, "abilities": ["ignores cover", "torrent"]}),
         # Hand flamer: A `D6 ` and S `3 ` with trailing spaces
-        ("wh:000002103:ranged:hand-flamer", {"attacks": "D6", "strength": 3, "skill": None}),
+        ("wh:000002103:ranged:hand-flamer", {"attacks": "D6", "strength": "3", "skill": None}),
         # Plasma gun – standard: S `7 `, ability in capitals "RAPID FIRE 1"
-        ("wh:000000116:ranged:plasma-gun-standard", {"strength": 7, "abilities": ["rapid fire 1"]}),
+        ("wh:000000116:ranged:plasma-gun-standard", {"strength": "7", "abilities": ["rapid fire 1"]}),
         # Twin heavy bolter: abilities separated by `.`
         ("wh:000000166:ranged:twin-heavy-bolter", {"abilities": ["sustained hits 1", "twin-linked"]}),
         # Condemnor boltgun: `,` and `.` mixed
@@ -294,7 +295,7 @@ def test_conditional_damage_reduction_is_not_derived(export: Export) -> None:
 def test_weapons(export: Export, weapon_id: str, expected: dict[str, Any]) -> None:
     weapon = export.weapons[weapon_id]
     assert {
-        k: (str(v) if k in ("attacks", "damage") else v) for k in expected for v in [getattr(weapon, k)]
+        k: (str(v) if k in ("attacks", "strength", "damage") else v) for k in expected for v in [getattr(weapon, k)]
     } == expected
 
 
@@ -409,7 +410,7 @@ def test_restrictions_are_split_out(export: Export) -> None:
         ("Datasheets_models.csv", 5, "model_profiles: toughness: Input should be greater than or equal to 1"),
         ("Datasheets_models.csv", 6, "model_profiles: unknown datasheet"),
         ("Datasheets_models.csv", 7, "csv: wrong field count"),  # line cut short
-        ("Datasheets_wargear.csv", 6, "weapons: strength not an integer"),
+        ("Datasheets_wargear.csv", 6, "weapons: strength not a dice expression"),  # S `*`
         ("Datasheets_wargear.csv", 7, "weapons: unknown weapon type"),
         ("Datasheets_wargear.csv", 8, "weapons: attacks not a dice expression"),
         ("Datasheets_keywords.csv", 4, "keywords: duplicate key"),
