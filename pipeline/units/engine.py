@@ -16,24 +16,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
-from pipeline.units.counts import FloatArray, WoundContext, wound_counts
+from pipeline.units.counts import (
+    FloatArray,
+    WoundContext,
+    attack_outcome,
+    attacks_per_model,
+    can_attack,
+    count_key,
+    mixture,
+    power,
+)
 from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
 from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
+from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns
 from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
 from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
 from pipeline.units.solve import Step, capped_kernel, propagate
 from pipeline.units.steps import StepKey, ordered_steps
+from pipeline.units.tables import LostCache, defences, loss_tables
+from pipeline.units.tree import BatchSteps, solve_tree
 
 MAX_BATCH_CELLS = 1 << 21
 """Upper bound on pairs x pending combinations x states held by one batch (memory, not speed)."""
-
-_SIZES = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256)
-
-
-def padded_states(states: int) -> int:
-    """Bucketed state count so pairs of similar size share a batch."""
-    return next((s for s in _SIZES if s >= states), states)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +54,7 @@ class Job:
     @property
     def states(self) -> tuple[int, int]:
         """(padded Bodyguard-line states, Leader-line states); one line: (padded states, 1)."""
-        if not self.two_lines:
-            return padded_states(self.target.total_wounds + 1), 1
-        body = sum(g.count * g.wounds for g in self.target.groups) + 1
-        return padded_states(body), sum(g.count * g.wounds for g in self.target.leader) + 1
+        return line_states(self.target, self.two_lines)
 
     def shape_key(self) -> tuple[object, ...]:
         devastating = tuple(c.shape[1] > 1 for c in self.counts)
@@ -64,11 +66,18 @@ class UnitEngine:
 
     def __init__(self, scenario: Scenario | str = "default") -> None:
         self.scenario = SCENARIO_DEFINITIONS[scenario] if isinstance(scenario, str) else scenario
-        self._counts: dict[tuple[Weapon, int, int], FloatArray] = {}
         self._contexts: dict[TargetUnit, tuple[WoundContext, int, int]] = {}
         self._context_ids: dict[WoundContext, int] = {}
         self._losses: dict[tuple[Weapon, ModelGroup, Phase], tuple[FloatArray, FloatArray]] = {}
         self._layouts: dict[tuple[TargetUnit, bool, int, int], StateLayout] = {}
+        self.contexts: list[WoundContext] = []
+        self._count_keys: dict[tuple[Weapon, int], tuple[object, ...]] = {}
+        self._count_ids: dict[tuple[Weapon, int, tuple[object, ...]], int] = {}
+        self._per_model: dict[tuple[Weapon, tuple[object, ...]], FloatArray] = {}
+        self.count_pmfs: list[FloatArray] = []
+        self.step_ids: dict[StepKey, int] = {}
+        self.step_list: list[StepKey] = []
+        self.lost = LostCache(self.scenario)
 
     # --- cached pieces -----------------------------------------------------------------------------------
 
@@ -76,16 +85,47 @@ class UnitEngine:
         """(wound context, its id, the id of the same context without Blast's bonus), cached per target."""
         if target not in self._contexts:
             ctx = WoundContext(target.toughness, target.keywords, target.stealth, target.models // 5, self.scenario)
-            ids = [self._context_ids.setdefault(c, len(self._context_ids)) for c in (ctx, _no_blast(ctx))]
+            ids = [self._context_id(c) for c in (ctx, _no_blast(ctx))]
             self._contexts[target] = (ctx, ids[0], ids[1])
         return self._contexts[target]
 
+    def _context_id(self, ctx: WoundContext) -> int:
+        if ctx not in self._context_ids:
+            self._context_ids[ctx] = len(self.contexts)
+            self.contexts.append(ctx)
+        return self._context_ids[ctx]
+
     def counts(self, weapon: Weapon, uses: int, target: TargetUnit) -> FloatArray:
-        ctx, with_blast, without = self.context(target)
-        key = (weapon, uses, with_blast if weapon.blast else without)
-        if key not in self._counts:
-            self._counts[key] = wound_counts(weapon, uses, ctx if weapon.blast else _no_blast(ctx))
-        return self._counts[key]
+        _, with_blast, without = self.context(target)
+        return self.count_pmfs[self.count_id(weapon, uses, with_blast if weapon.blast else without)]
+
+    def count_id(self, weapon: Weapon, uses: int, context: int) -> int:
+        """Id of the wound count pmf of `uses` uses against context id `context` (shared by equal count keys)."""
+        ckey = self._count_keys.get((weapon, context))
+        if ckey is None:
+            ckey = self._count_keys[(weapon, context)] = count_key(weapon, self.contexts[context])
+        key = (weapon, uses, ckey)
+        found = self._count_ids.get(key)
+        if found is None:
+            found = self._count_ids[key] = len(self.count_pmfs)
+            self.count_pmfs.append(self._wound_counts(weapon, uses, self.contexts[context], ckey))
+        return found
+
+    def _wound_counts(self, weapon: Weapon, uses: int, ctx: WoundContext, ckey: tuple[object, ...]) -> FloatArray:
+        """`counts.wound_counts`, the one-model pmf cached per (weapon, count key)."""
+        if not can_attack(weapon, ctx.scenario):
+            return np.ones((1, 1))
+        per_model = self._per_model.get((weapon, ckey))
+        if per_model is None:
+            per_model = mixture(attacks_per_model(weapon, ctx), attack_outcome(weapon, ctx))
+            self._per_model[(weapon, ckey)] = per_model
+        return power(per_model, uses)
+
+    def step_id(self, step: StepKey) -> int:
+        if step not in self.step_ids:
+            self.step_ids[step] = len(self.step_list)
+            self.step_list.append(step)
+        return self.step_ids[step]
 
     def losses(self, weapon: Weapon, group: ModelGroup, phase: Phase) -> tuple[FloatArray, FloatArray]:
         key = (weapon, group, phase)
@@ -132,6 +172,81 @@ class UnitEngine:
         counts = tuple(self.counts(w, uses, target) for w, uses in steps)
         two_lines = target.attached and any(w.precision for w, _ in steps)
         return Job(target, phase, steps, counts, two_lines)
+
+    # --- prefix tree (the fast path) ------------------------------------------------------------------------
+
+    def solve_jobs(
+        self, attacks: Sequence[tuple[object, ...]], targets: Sequence[TargetUnit], job_attack: IntArray,
+        job_defence: IntArray,
+    ) -> Summary:  # fmt: skip
+        """Summary per job (attack signature index, defence index), computed batch by batch as prefix trees."""
+        if not len(job_attack):
+            return merge([], 0)
+        chains, phase_of = self._chains(attacks, targets, job_attack, job_defence)
+        precise = np.array([w.precision for w, _ in self.step_list] + [False])
+        attached = np.array([t.attached for t in targets])
+        two_lines = attached[job_defence] & np.any((chains >= 0) & precise[chains], axis=1)
+        parts: list[tuple[IntArray, Summary]] = []
+        for batch in batches(job_defence, phase_of[job_attack], two_lines, targets):
+            parts.append((batch.jobs, self._solve_tree(batch, targets, chains[batch.jobs])))
+        return merge(parts, len(job_attack))
+
+    def _chains(
+        self, attacks: Sequence[tuple[object, ...]], targets: Sequence[TargetUnit], job_attack: IntArray,
+        job_defence: IntArray,
+    ) -> tuple[IntArray, IntArray]:  # fmt: skip
+        """Step-id rows per job (weapon choices resolved once per what they read) and the phase per signature."""
+        phase_of = np.array([list(Phase).index(sig[0]) for sig in attacks], dtype=np.int64)  # type: ignore[arg-type]
+        fixed = np.array([sig[1] == "steps" for sig in attacks])
+        rows = [[self.step_id(s) for s in sig[2]] if sig[1] == "steps" else [] for sig in attacks]  # type: ignore[attr-defined]
+        chains = chain_table(rows)[job_attack]
+        choosing = np.flatnonzero(~fixed[job_attack])
+        if not len(choosing):
+            return chains, phase_of
+        choice_keys: dict[tuple[object, ...], int] = {}
+        key_of = np.array([choice_keys.setdefault(self._choice_key(t), len(choice_keys)) for t in targets])
+        combos = job_attack[choosing] * len(choice_keys) + key_of[job_defence[choosing]]
+        _, first, inverse = np.unique(combos, return_index=True, return_inverse=True)
+        resolved = [
+            [self.step_id(s) for s in self.job(attacks[a], targets[d]).steps]
+            for a, d in zip(job_attack[choosing[first]].tolist(), job_defence[choosing[first]].tolist(), strict=True)
+        ]
+        table = chain_table(resolved)
+        width = max(chains.shape[1], table.shape[1])
+        chains = pad_columns(chains, width)
+        chains[choosing] = pad_columns(table, width)[inverse]
+        return chains, phase_of
+
+    def _choice_key(self, target: TargetUnit) -> tuple[object, ...]:
+        """What a weapon choice reads of a defence: its wound contexts and first model group."""
+        _, with_blast, without = self.context(target)
+        return (with_blast, without, target.groups[0])
+
+    def _solve_tree(self, batch: Batch, targets: Sequence[TargetUnit], chains: IntArray) -> Summary:
+        local_targets = [targets[d] for d in batch.defences.tolist()]
+        layouts = [self.layout(t, batch.two_lines, batch.body, batch.leader) for t in local_targets]
+        defs = defences(local_targets, layouts, batch.two_lines)
+        used, local = np.unique(chains[chains >= 0], return_inverse=True)
+        local_chains = np.full_like(chains, -1)
+        local_chains[chains >= 0] = local
+        steps = [self.step_list[i] for i in used.tolist()]
+        weapon_index: dict[Weapon, int] = {}
+        weapon = np.array([weapon_index.setdefault(w, len(weapon_index)) for w, _ in steps], dtype=np.int64)
+        normal, devastating = loss_tables(self.lost, list(weapon_index), defs.groups, batch.phase)
+        contexts = np.array([self.context(t)[1:] for t in local_targets], dtype=np.int64).reshape(-1, 2)
+        blast = np.array([w.blast for w, _ in steps], dtype=bool)
+
+        def count_ids(step: IntArray, defence: IntArray) -> IntArray:
+            n_ctx = len(self.contexts)
+            context = np.where(blast[step], contexts[defence, 0], contexts[defence, 1])
+            unique, inverse = np.unique(step * n_ctx + context, return_inverse=True)
+            ids = [self.count_id(steps[u // n_ctx][0], steps[u // n_ctx][1], u % n_ctx) for u in unique.tolist()]
+            result: IntArray = np.array(ids, dtype=np.int64)[inverse]
+            return result
+
+        precise = np.array([w.precision for w, _ in steps], dtype=bool)
+        batch_steps = BatchSteps(weapon, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating)
+        return solve_tree(defs, batch_steps, batch.job_defence, local_chains)
 
     # --- batches -----------------------------------------------------------------------------------------
 
@@ -216,15 +331,22 @@ def _pair_array(pairs: Sequence[tuple[int, int]] | IntArray | None, attackers: i
     return np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
 
 
-def compute_matchups(
-    attackers: Sequence[AttackSide],
-    targets: Sequence[TargetUnit],
-    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
-    scenario: Scenario | str = "default",
-    engine: UnitEngine | None = None,
-) -> Matchups:
-    """Distributions and summaries for (attacker index, target index) pairs (default: every pair)."""
-    engine = engine or UnitEngine(scenario)
+@dataclass(frozen=True, slots=True)
+class DistinctJobs:
+    """Pairs mapped to distinct (attack signature, defence signature) jobs."""
+
+    pairs: IntArray
+    attacks: list[tuple[object, ...]]
+    defences: list[TargetUnit]
+    job_attack: IntArray
+    job_defence: IntArray
+    pair_jobs: IntArray
+
+
+def distinct_jobs(
+    attackers: Sequence[AttackSide], targets: Sequence[TargetUnit], pairs: Sequence[tuple[int, int]] | IntArray | None
+) -> DistinctJobs:
+    """Signatures per attacker and per (phase, target), then the distinct combinations the pairs need."""
     pair_array = _pair_array(pairs, len(attackers), len(targets))
     keywords = anti_keywords(attackers)
     attack_ids: dict[tuple[object, ...], int] = {}
@@ -238,11 +360,37 @@ def compute_matchups(
             defence_of[list(Phase).index(phase), t] = defence_ids.setdefault(signature, len(defence_ids))
     phase_of = np.array([list(Phase).index(a.phase) for a in attackers] or [0])
     attacker_of_pair, target_of_pair = pair_array[:, 0], pair_array[:, 1]
-    keys = (
-        attack_of[attacker_of_pair] * max(1, len(defence_ids)) + defence_of[phase_of[attacker_of_pair], target_of_pair]
-    )
+    n_def = max(1, len(defence_ids))
+    keys = attack_of[attacker_of_pair] * n_def + defence_of[phase_of[attacker_of_pair], target_of_pair]
     unique, pair_jobs = np.unique(keys, return_inverse=True)
-    attack_list, defence_list = list(attack_ids), list(defence_ids)
-    jobs = [engine.job(attack_list[k // max(1, len(defence_ids))], defence_list[k % max(1, len(defence_ids))])
-            for k in unique.tolist()]  # fmt: skip
-    return assemble(engine.solve(jobs), pair_jobs.astype(np.int64), pair_array, attackers, targets)
+    return DistinctJobs(
+        pair_array, list(attack_ids), list(defence_ids), unique // n_def, unique % n_def, pair_jobs.astype(np.int64)
+    )
+
+
+def compute_matchups(
+    attackers: Sequence[AttackSide],
+    targets: Sequence[TargetUnit],
+    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
+    scenario: Scenario | str = "default",
+    engine: UnitEngine | None = None,
+) -> Matchups:
+    """Distributions and summaries for (attacker index, target index) pairs (default: every pair)."""
+    engine = engine or UnitEngine(scenario)
+    jobs = distinct_jobs(attackers, targets, pairs)
+    summary = engine.solve_jobs(jobs.attacks, jobs.defences, jobs.job_attack, jobs.job_defence)
+    return assemble(summary, jobs.pair_jobs, jobs.pairs, attackers, targets)
+
+
+def reference_matchups(
+    attackers: Sequence[AttackSide],
+    targets: Sequence[TargetUnit],
+    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
+    scenario: Scenario | str = "default",
+) -> Matchups:
+    """The same results through the per-job batched chain (`UnitEngine.solve`): the fast path's reference."""
+    engine = UnitEngine(scenario)
+    jobs = distinct_jobs(attackers, targets, pairs)
+    pairs_ad = zip(jobs.job_attack.tolist(), jobs.job_defence.tolist(), strict=True)
+    plain = [engine.job(jobs.attacks[a], jobs.defences[d]) for a, d in pairs_ad]
+    return assemble(engine.solve(plain), jobs.pair_jobs, jobs.pairs, attackers, targets)

@@ -1,0 +1,234 @@
+"""The prefix-tree solver: every distinct job of a batch of defences, weapon steps shared by common prefix.
+
+Jobs against the same defence whose first k steps are equal have the same state
+distribution after those k steps, so the steps of all jobs of a batch form a
+tree (one root per defence) and each tree node is one weapon step applied to
+its parent's distribution. Nodes of one depth are propagated together, grouped
+by pending shape (devastating axes) and wound-count length, in chunks that stay
+in cache. Leaves resolve their pending devastating wounds and are summarised;
+a job is its leaf. Docs: `docs/units.md`, "Prefix tree".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipeline.units.counts import FloatArray
+from pipeline.units.layout import IntArray
+from pipeline.units.model import Weapon
+from pipeline.units.results import Summary, summarise_states
+from pipeline.units.solve import Kernel, Step, resolve_devastating, run_step
+from pipeline.units.tables import Defences, kernels, take
+
+CHUNK_CELLS = 1 << 16
+"""Nodes x pending combinations x states per chunk: small enough to stay in cache."""
+
+_BUCKETS = np.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1 << 20])
+
+
+def bucket(values: IntArray) -> IntArray:
+    """Round up to the next bucket (ratio <= 1.5): rows of one chunk share a padded length."""
+    result: IntArray = _BUCKETS[np.searchsorted(_BUCKETS, values)]
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSteps:
+    """The steps the batch uses, by local index: weapon index, Precision, count ids per (step, defence)."""
+
+    weapon: IntArray  # [steps] index into `weapons`
+    precise: np.ndarray  # [steps] bool
+    weapons: list[Weapon]
+    count_ids: Callable[[IntArray, IntArray], IntArray]  # (steps, defences) -> count pmf ids
+    pmfs: list[FloatArray]  # count pmf by id, [normal, devastating]
+    normal: FloatArray  # loss table [W, G + 1, J]
+    devastating: FloatArray  # loss table [W, G + 1, J]
+
+
+@dataclass(slots=True)
+class Store:
+    """Node state arrays [nodes, pending, states], found by node id."""
+
+    arrays: list[FloatArray] = field(default_factory=list)
+    array_of: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    row_of: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def grow(self, nodes: int) -> None:
+        self.array_of = np.concatenate([self.array_of, np.full(nodes, -1, dtype=np.int64)])
+        self.row_of = np.concatenate([self.row_of, np.zeros(nodes, dtype=np.int64)])
+
+    def add(self, nodes: IntArray, states: FloatArray) -> None:
+        self.array_of[nodes] = len(self.arrays)
+        self.row_of[nodes] = np.arange(len(nodes))
+        self.arrays.append(states)
+
+    def gather(self, nodes: IntArray) -> FloatArray:
+        which, rows = self.array_of[nodes], self.row_of[nodes]
+        first = int(which[0])
+        if np.all(which == first):
+            result: FloatArray = self.arrays[first][rows]
+            return result
+        shape = self.arrays[first].shape[1:]
+        out = np.empty((len(nodes), *shape))
+        for a in np.unique(which).tolist():
+            mask = which == a
+            out[mask] = self.arrays[a][rows[mask]]
+        return out
+
+
+@dataclass(slots=True)
+class Tree:
+    """Node attributes: defence, pending pattern id, devastating combos per pending axis."""
+
+    defence: IntArray
+    pattern: IntArray
+    axes: IntArray  # [nodes, max steps] combo = weapon * defences + defence, -1 unused
+    patterns: list[tuple[int, ...]]
+    pattern_ids: dict[tuple[int, int], int]
+
+    def extend(self, parent: IntArray, pending: IntArray, combos: IntArray) -> None:
+        pattern = np.array(
+            [self._child(p, c) for p, c in zip(self.pattern[parent].tolist(), pending.tolist(), strict=True)],
+            dtype=np.int64,
+        )
+        axes = self.axes[parent].copy()
+        grows = pending > 1
+        depth = np.array([len(self.patterns[p]) for p in self.pattern[parent].tolist()], dtype=np.int64)
+        axes[np.flatnonzero(grows), depth[grows]] = combos[grows]
+        self.defence = np.concatenate([self.defence, self.defence[parent]])
+        self.pattern = np.concatenate([self.pattern, pattern])
+        self.axes = np.concatenate([self.axes, axes])
+
+    def _child(self, parent: int, pending: int) -> int:
+        key = (parent, pending)
+        if key not in self.pattern_ids:
+            self.pattern_ids[key] = len(self.patterns)
+            self.patterns.append(self.patterns[parent] + ((pending,) if pending > 1 else ()))
+        return self.pattern_ids[key]
+
+
+def solve_tree(defs: Defences, steps: BatchSteps, job_defence: IntArray, chains: IntArray) -> Summary:
+    """Summary per job (rows in job order) of jobs = (defence index, chain of local step ids, -1 padded)."""
+    n_def, size = len(defs.targets), defs.size
+    tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, chains.shape[1]), -1), [()], {})
+    store = Store()
+    store.grow(n_def)
+    start = np.zeros((n_def, 1, size))
+    start[:, 0, 0] = 1.0
+    store.add(np.arange(n_def), start)
+    current = job_defence.copy()
+    n_steps = max(1, len(steps.weapon))
+    for level in range(chains.shape[1]):
+        active = np.flatnonzero(chains[:, level] >= 0)
+        if not len(active):
+            break
+        unique, inverse = np.unique(current[active] * n_steps + chains[active, level], return_inverse=True)
+        first = len(tree.defence)
+        current[active] = first + inverse
+        _grow_level(defs, steps, tree, store, unique // n_steps, unique % n_steps)
+    return _leaves(defs, steps, tree, store, current)
+
+
+def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, parent: IntArray, step: IntArray) -> None:
+    """Add the nodes (parent, step) of one depth and compute their states."""
+    first, n_def = len(tree.defence), len(defs.targets)
+    defence = tree.defence[parent]
+    count_ids = steps.count_ids(step, defence)
+    rows_n = np.array([steps.pmfs[c].shape[0] for c in count_ids.tolist()], dtype=np.int64)
+    cols_c = np.array([steps.pmfs[c].shape[1] for c in count_ids.tolist()], dtype=np.int64)
+    pending = bucket(cols_c)
+    parent_pattern = tree.pattern[parent]
+    tree.extend(parent, pending, steps.weapon[step] * n_def + defence)
+    store.grow(len(parent))
+    lengths = bucket(rows_n)
+    keys = (parent_pattern * 4096 + pending) * 4096 + lengths
+    for key in np.unique(keys).tolist():
+        members = np.flatnonzero(keys == key)
+        q = int(np.prod(tree.patterns[int(parent_pattern[members[0]])], initial=1))
+        per_node = q * int(pending[members[0]]) * defs.size
+        chunk = max(1, CHUNK_CELLS // per_node)
+        for begin in range(0, len(members), chunk):
+            rows = members[begin : begin + chunk]
+            states = store.gather(parent[rows])
+            counts = _padded(steps.pmfs, count_ids[rows], int(lengths[rows[0]]), int(pending[rows[0]]))
+            kernel = _kernels(defs, steps, steps.normal, step[rows], defence[rows])
+            store.add(first + rows, run_step(Step(counts, kernel, None), states))
+
+
+def _padded(pmfs: list[FloatArray], ids: IntArray, rows: int, cols: int) -> FloatArray:
+    unique, inverse = np.unique(ids, return_inverse=True)
+    table = np.zeros((len(unique), rows, cols))
+    for u, c in enumerate(unique.tolist()):
+        pmf = pmfs[c]
+        table[u, : pmf.shape[0], : pmf.shape[1]] = pmf
+    result: FloatArray = table[inverse]
+    return result
+
+
+def _kernels(defs: Defences, steps: BatchSteps, table: FloatArray, step: IntArray, defence: IntArray) -> Kernel:
+    """Kernels of (step, defence) rows, built once per distinct (weapon, defence, allocation)."""
+    precise = steps.precise[step] & defs.two_lines
+    combos = (steps.weapon[step] * len(defs.targets) + defence) * 2 + precise
+    unique, inverse = np.unique(combos, return_inverse=True)
+    weapon, rest = unique // (2 * len(defs.targets)), unique % (2 * len(defs.targets))
+    parts: list[tuple[IntArray, Kernel]] = []
+    for alloc, flag in ((defs.normal, 0), (defs.precision, 1)):
+        chosen = np.flatnonzero(rest % 2 == flag)
+        if len(chosen):
+            parts.append((chosen, kernels(table, weapon[chosen], rest[chosen] // 2, alloc, defs)))
+    return take(_combine(parts, len(unique)), inverse)
+
+
+def _combine(parts: list[tuple[IntArray, Kernel]], n: int) -> Kernel:
+    if len(parts) == 1:
+        return parts[0][1]
+    width = max(k.body.shape[0] for _, k in parts)
+    first = parts[0][1]
+    stay = np.zeros((n, first.stay.shape[1]))
+    body = np.zeros((width, n, first.stay.shape[1]))
+    leader = np.zeros_like(body) if first.leader is not None else None
+    for rows, k in parts:
+        stay[rows] = k.stay
+        body[: k.body.shape[0], rows] = k.body
+        if leader is not None and k.leader is not None:
+            leader[: k.leader.shape[0], rows] = k.leader
+    return Kernel(stay, body, leader, first.stride)
+
+
+def _leaves(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: IntArray) -> Summary:
+    """Resolve each leaf's pending devastating wounds, summarise, and map leaves back to jobs."""
+    leaves, job_leaf = np.unique(current, return_inverse=True)
+    final = np.zeros((len(leaves), defs.size))
+    patterns = tree.pattern[leaves]
+    for p in np.unique(patterns).tolist():
+        members = np.flatnonzero(patterns == p)
+        sizes = list(tree.patterns[p])
+        per_node = int(np.prod(sizes, initial=1)) * defs.size
+        chunk = max(1, CHUNK_CELLS // per_node)
+        for begin in range(0, len(members), chunk):
+            rows = members[begin : begin + chunk]
+            nodes = leaves[rows]
+            states = store.gather(nodes)
+            axes = [_dev_kernels(defs, steps, tree.axes[nodes, i]) for i in range(len(sizes))]
+            final[rows] = resolve_devastating(axes, sizes, states)[:, 0, :]
+    defence = tree.defence[leaves]
+    summary = summarise_states(final, defs.slain[defence], defs.by_group[defence], defs.wounds, defs.models[defence])
+    return Summary(
+        summary.slain_dist[job_leaf],
+        summary.models[job_leaf],
+        summary.slain_by_group[job_leaf],
+        summary.wounds_lost[job_leaf],
+        summary.stats[job_leaf],
+    )
+
+
+def _dev_kernels(defs: Defences, steps: BatchSteps, combos: IntArray) -> Kernel:
+    """Devastating kernels of (weapon * defences + defence) combos, allocation as the weapon's normal wounds."""
+    n_def = len(defs.targets)
+    weapon, defence = combos // n_def, combos % n_def
+    step_of_weapon = np.zeros(len(steps.weapons), dtype=np.int64)
+    step_of_weapon[steps.weapon] = np.arange(len(steps.weapon))
+    return _kernels(defs, steps, steps.devastating, step_of_weapon[weapon], defence)
