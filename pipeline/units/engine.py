@@ -236,16 +236,22 @@ class UnitEngine:
         contexts = np.array([self.context(t)[1:] for t in local_targets], dtype=np.int64).reshape(-1, 2)
         blast = np.array([w.blast for w, _ in steps], dtype=bool)
 
-        def count_ids(step: IntArray, defence: IntArray) -> IntArray:
+        def count_ids(step: IntArray, defence: IntArray, single: bool = False) -> IntArray:
             n_ctx = len(self.contexts)
             context = np.where(blast[step], contexts[defence, 0], contexts[defence, 1])
             unique, inverse = np.unique(step * n_ctx + context, return_inverse=True)
-            ids = [self.count_id(steps[u // n_ctx][0], steps[u // n_ctx][1], u % n_ctx) for u in unique.tolist()]
+            ids = [
+                self.count_id(steps[u // n_ctx][0], 1 if single else steps[u // n_ctx][1], u % n_ctx)
+                for u in unique.tolist()
+            ]
             result: IntArray = np.array(ids, dtype=np.int64)[inverse]
             return result
 
         precise = np.array([w.precision for w, _ in steps], dtype=bool)
-        batch_steps = BatchSteps(weapon, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating)
+        uses = np.array([u for _, u in steps], dtype=np.int64)
+        batch_steps = BatchSteps(
+            weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating
+        )
         return solve_tree(defs, batch_steps, batch.job_defence, local_chains)
 
     # --- batches -----------------------------------------------------------------------------------------

@@ -26,6 +26,12 @@ from pipeline.units.tables import Defences, kernels, take
 CHUNK_CELLS = 1 << 16
 """Nodes x pending combinations x states per chunk: small enough to stay in cache."""
 
+DENSE_BAND = 3.0
+"""Typical kernel band (loss values per wound) in the chain-or-matrix cost model."""
+
+BLAS_COST = 0.15
+"""Cost of one multiply-add in a BLAS matrix product, relative to one cell of a numpy chain step."""
+
 _BUCKETS = np.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1 << 20])
 
 
@@ -40,12 +46,21 @@ class BatchSteps:
     """The steps the batch uses, by local index: weapon index, Precision, count ids per (step, defence)."""
 
     weapon: IntArray  # [steps] index into `weapons`
+    uses: IntArray  # [steps]
     precise: np.ndarray  # [steps] bool
     weapons: list[Weapon]
-    count_ids: Callable[[IntArray, IntArray], IntArray]  # (steps, defences) -> count pmf ids
+    count_ids: Callable[[IntArray, IntArray, bool], IntArray]  # (steps, defences, one use only) -> pmf ids
     pmfs: list[FloatArray]  # count pmf by id, [normal, devastating]
     normal: FloatArray  # loss table [W, G + 1, J]
     devastating: FloatArray  # loss table [W, G + 1, J]
+    bands: dict[int, IntArray] = field(default_factory=dict)
+
+    def band(self, table: FloatArray) -> IntArray:
+        """Per weapon: 1 + the largest loss it can cause (the kernel's band before the cap)."""
+        if id(table) not in self.bands:
+            nonzero = np.any(table > 0, axis=1)  # [W, J]
+            self.bands[id(table)] = table.shape[2] - np.argmax(nonzero[:, ::-1], axis=1)
+        return self.bands[id(table)]
 
 
 @dataclass(slots=True)
@@ -88,6 +103,8 @@ class Tree:
     axes: IntArray  # [nodes, max steps] combo = weapon * defences + defence, -1 unused
     patterns: list[tuple[int, ...]]
     pattern_ids: dict[tuple[int, int], int]
+    operators: dict[int, tuple[int, int]] = field(default_factory=dict)  # op key -> (pending, row)
+    matrices: dict[int, list[FloatArray]] = field(default_factory=dict)  # pending -> [ops, C, S, S] chunks
 
     def extend(self, parent: IntArray, pending: IntArray, combos: IntArray) -> None:
         pattern = np.array(
@@ -133,29 +150,153 @@ def solve_tree(defs: Defences, steps: BatchSteps, job_defence: IntArray, chains:
 
 
 def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, parent: IntArray, step: IntArray) -> None:
-    """Add the nodes (parent, step) of one depth and compute their states."""
+    """Add the nodes (parent, step) of one depth and compute their states (chain or dense operator)."""
     first, n_def = len(tree.defence), len(defs.targets)
     defence = tree.defence[parent]
-    count_ids = steps.count_ids(step, defence)
-    rows_n = np.array([steps.pmfs[c].shape[0] for c in count_ids.tolist()], dtype=np.int64)
-    cols_c = np.array([steps.pmfs[c].shape[1] for c in count_ids.tolist()], dtype=np.int64)
-    pending = bucket(cols_c)
+    count_ids = steps.count_ids(step, defence, False)
+    lengths = bucket(np.array([steps.pmfs[c].shape[0] for c in count_ids.tolist()], dtype=np.int64))
+    pending = bucket(np.array([steps.pmfs[c].shape[1] for c in count_ids.tolist()], dtype=np.int64))
     parent_pattern = tree.pattern[parent]
+    vectors = np.array([int(np.prod(p, initial=1)) for p in tree.patterns], dtype=np.int64)[parent_pattern]
     tree.extend(parent, pending, steps.weapon[step] * n_def + defence)
     store.grow(len(parent))
-    lengths = bucket(rows_n)
-    keys = (parent_pattern * 4096 + pending) * 4096 + lengths
+    node = Nodes(first, parent, step, defence, count_ids, lengths, pending, parent_pattern)
+    combo = (steps.weapon[step] * n_def + defence) * 2 + (steps.precise[step] & defs.two_lines)
+    op_key = count_ids * (2 * n_def * len(steps.weapons)) + combo
+    _, op_of = np.unique(op_key, return_inverse=True)
+    shared = np.bincount(op_of, weights=vectors)[op_of]
+    built = np.array([k in tree.operators for k in op_key.tolist()], dtype=bool)
+    dense = built | _dense_pays(defs, steps, node, shared)
+    _chain_nodes(defs, steps, tree, store, node, np.flatnonzero(~dense))
+    if dense.any():
+        _dense_nodes(defs, steps, tree, store, node, np.flatnonzero(dense), op_key)
+
+
+def _dense_pays(defs: Defences, steps: BatchSteps, node: Nodes, shared: FloatArray) -> np.ndarray:
+    """Cost model: the chain costs (wounds x band x states) per vector; a matrix costs its build (the chain
+    on the identity, for one use when it is raised to a power) plus one BLAS product per vector."""
+    size, band = float(defs.size), DENSE_BAND
+    uses = steps.uses[node.step]
+    powered = (node.pending == 1) & (uses > 1)
+    single = np.where(powered, _single_lengths(steps, node, powered), node.lengths)
+    squarings = 2 * np.ceil(np.log2(np.maximum(uses, 1)))
+    build = single * band * size * size + np.where(powered, squarings * BLAS_COST * size**3, 0.0)
+    chain = node.lengths * band * size * shared
+    result: np.ndarray = build + BLAS_COST * size * size * shared < chain
+    return result
+
+
+def _single_lengths(steps: BatchSteps, node: Nodes, rows: np.ndarray) -> IntArray:
+    out = node.lengths.copy()
+    where = np.flatnonzero(rows)
+    if len(where):
+        ids = steps.count_ids(node.step[where], node.defence[where], True)
+        out[where] = bucket(np.array([steps.pmfs[c].shape[0] for c in ids.tolist()], dtype=np.int64))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Nodes:
+    """The new nodes of one depth: node id = first + row."""
+
+    first: int
+    parent: IntArray
+    step: IntArray
+    defence: IntArray
+    count_ids: IntArray
+    lengths: IntArray
+    pending: IntArray
+    parent_pattern: IntArray
+
+
+def _chain_nodes(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, node: Nodes, rows: IntArray) -> None:
+    """Nodes whose operator serves few vectors: the wound-by-wound chain on the parent's states."""
+    band = bucket(steps.band(steps.normal)[steps.weapon[node.step[rows]]])
+    keys = ((node.parent_pattern[rows] * 4096 + node.pending[rows]) * 4096 + node.lengths[rows]) * 4096 + band
+    for key in np.unique(keys).tolist():
+        members = rows[keys == key]
+        q = int(np.prod(tree.patterns[int(node.parent_pattern[members[0]])], initial=1))
+        chunk = max(1, CHUNK_CELLS // (q * int(node.pending[members[0]]) * defs.size))
+        for begin in range(0, len(members), chunk):
+            part = members[begin : begin + chunk]
+            states = store.gather(node.parent[part])
+            store.add(node.first + part, run_step(_step(defs, steps, node, part), states))
+
+
+def _step(defs: Defences, steps: BatchSteps, node: Nodes, rows: IntArray) -> Step:
+    counts = _padded(steps.pmfs, node.count_ids[rows], int(node.lengths[rows[0]]), int(node.pending[rows[0]]))
+    return Step(counts, _kernels(defs, steps, steps.normal, node.step[rows], node.defence[rows]), None)
+
+
+def _dense_nodes(
+    defs: Defences, steps: BatchSteps, tree: Tree, store: Store, node: Nodes, rows: IntArray, op_key: IntArray
+) -> None:
+    """Nodes whose operator serves many vectors: the operator as a matrix (built once per batch), then matmul."""
+    size = defs.size
+    _build_operators(defs, steps, tree, node, rows, op_key)
+    matrices = {c: np.concatenate(t) if len(t) > 1 else t[0] for c, t in tree.matrices.items()}
+    tree.matrices = {c: [m] for c, m in matrices.items()}
+    slot = np.array([tree.operators[k][1] for k in op_key[rows].tolist()], dtype=np.int64)
+    keys = node.parent_pattern[rows] * 4096 + node.pending[rows]
     for key in np.unique(keys).tolist():
         members = np.flatnonzero(keys == key)
-        q = int(np.prod(tree.patterns[int(parent_pattern[members[0]])], initial=1))
-        per_node = q * int(pending[members[0]]) * defs.size
-        chunk = max(1, CHUNK_CELLS // per_node)
+        pending = key % 4096
+        q = int(np.prod(tree.patterns[key // 4096], initial=1))
+        chunk = max(1, CHUNK_CELLS // (q * pending * size))
         for begin in range(0, len(members), chunk):
-            rows = members[begin : begin + chunk]
-            states = store.gather(parent[rows])
-            counts = _padded(steps.pmfs, count_ids[rows], int(lengths[rows[0]]), int(pending[rows[0]]))
-            kernel = _kernels(defs, steps, steps.normal, step[rows], defence[rows])
-            store.add(first + rows, run_step(Step(counts, kernel, None), states))
+            part = members[begin : begin + chunk]
+            states = store.gather(node.parent[rows[part]])
+            mats = matrices[pending][slot[part]]  # [B, C, S, S]: row s is (M_c e_s)
+            out = np.matmul(states[:, None], mats).reshape(len(part), pending * q, size)
+            store.add(node.first + rows[part], out)
+
+
+def _build_operators(
+    defs: Defences, steps: BatchSteps, tree: Tree, node: Nodes, rows: IntArray, op_key: IntArray
+) -> None:
+    """Transposed step operators for the ops not built yet: M1^u by squaring when no wound is pending, else
+    the u-use chain applied to the identity."""
+    keys, first = np.unique(op_key[rows], return_index=True)
+    missing = np.array([k not in tree.operators for k in keys.tolist()], dtype=bool)
+    reps, keys = rows[first[missing]], keys[missing]
+    if not len(reps):
+        return
+    powered = (node.pending[reps] == 1) & (steps.uses[node.step[reps]] > 1)
+    single = steps.count_ids(node.step[reps], node.defence[reps], True)
+    lengths = np.where(powered, bucket(np.array([steps.pmfs[c].shape[0] for c in single.tolist()])), node.lengths[reps])
+    ids = np.where(powered, single, node.count_ids[reps])
+    build = (powered * 4096 + node.pending[reps]) * 4096 + lengths
+    for key in np.unique(build).tolist():
+        members = np.flatnonzero(build == key)
+        pending, length = key // 4096 % 4096, key % 4096
+        chunk = max(1, CHUNK_CELLS // (pending * defs.size * defs.size))
+        for begin in range(0, len(members), chunk):
+            part = members[begin : begin + chunk]
+            r = reps[part]
+            counts = _padded(steps.pmfs, ids[part], length, pending)
+            step = Step(counts, _kernels(defs, steps, steps.normal, node.step[r], node.defence[r]), None)
+            identity = np.broadcast_to(np.eye(defs.size), (len(part), defs.size, defs.size))
+            mats = run_step(step, identity).reshape(len(part), pending, defs.size, defs.size)
+            if key // (4096 * 4096):
+                mats = _powers(mats[:, 0], steps.uses[node.step[r]])[:, None]
+            done = sum(len(m) for m in tree.matrices.get(pending, []))
+            tree.matrices.setdefault(pending, []).append(mats)
+            for offset, k in enumerate(keys[part].tolist()):
+                tree.operators[k] = (pending, done + offset)
+
+
+def _powers(base: FloatArray, exponent: IntArray) -> FloatArray:
+    """base[b] ** exponent[b] by repeated squaring, the whole batch at once."""
+    result = np.broadcast_to(np.eye(base.shape[1]), base.shape).copy()
+    left = exponent.copy()
+    while left.any():
+        odd = (left & 1).astype(bool)
+        if odd.any():
+            result[odd] = np.matmul(result[odd], base[odd])
+        left >>= 1
+        if left.any():
+            base = np.matmul(base, base)
+    return result
 
 
 def _padded(pmfs: list[FloatArray], ids: IntArray, rows: int, cols: int) -> FloatArray:
@@ -174,6 +315,7 @@ def _kernels(defs: Defences, steps: BatchSteps, table: FloatArray, step: IntArra
     combos = (steps.weapon[step] * len(defs.targets) + defence) * 2 + precise
     unique, inverse = np.unique(combos, return_inverse=True)
     weapon, rest = unique // (2 * len(defs.targets)), unique % (2 * len(defs.targets))
+    table = table[:, :, : int(steps.band(table)[weapon].max(initial=1))]
     parts: list[tuple[IntArray, Kernel]] = []
     for alloc, flag in ((defs.normal, 0), (defs.precision, 1)):
         chosen = np.flatnonzero(rest % 2 == flag)
