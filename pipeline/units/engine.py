@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
+from pipeline.units.choices import ChoiceResolver
 from pipeline.units.counts import (
     FloatArray,
     WoundContext,
@@ -78,6 +79,7 @@ class UnitEngine:
         self.step_ids: dict[StepKey, int] = {}
         self.step_list: list[StepKey] = []
         self.lost = LostCache(self.scenario)
+        self.choices = ChoiceResolver(lambda w, u, c: self.count_pmfs[self.count_id(w, u, c)], self.lost)
 
     # --- cached pieces -----------------------------------------------------------------------------------
 
@@ -205,12 +207,21 @@ class UnitEngine:
             return chains, phase_of
         choice_keys: dict[tuple[object, ...], int] = {}
         key_of = np.array([choice_keys.setdefault(self._choice_key(t), len(choice_keys)) for t in targets])
-        combos = job_attack[choosing] * len(choice_keys) + key_of[job_defence[choosing]]
-        _, first, inverse = np.unique(combos, return_index=True, return_inverse=True)
-        resolved = [
-            [self.step_id(s) for s in self.job(attacks[a], targets[d]).steps]
-            for a, d in zip(job_attack[choosing[first]].tolist(), job_defence[choosing[first]].tolist(), strict=True)
-        ]
+        unique, inverse = np.unique(job_attack[choosing] * len(choice_keys) + key_of[job_defence[choosing]],
+                                    return_inverse=True)  # fmt: skip
+        signature, key = unique // len(choice_keys), unique % len(choice_keys)
+        resolved: list[list[int]] = [[] for _ in range(len(unique))]
+        for p, phase in enumerate(Phase):
+            chosen = np.flatnonzero(phase_of[signature] == p)
+            if not len(chosen):
+                continue
+            sigs, local = np.unique(signature[chosen], return_inverse=True)
+            entries = [attacks[a][2] for a in sigs.tolist()]
+            combos = np.stack([local, key[chosen]], axis=1)
+            index, sequences = self.choices.resolve(phase, entries, list(choice_keys), combos)  # type: ignore[arg-type]
+            ids = [[self.step_id(s) for s in seq] for seq in sequences]
+            for row, i in zip(chosen.tolist(), index.tolist(), strict=True):
+                resolved[row] = ids[i]
         table = chain_table(resolved)
         width = max(chains.shape[1], table.shape[1])
         chains = pad_columns(chains, width)

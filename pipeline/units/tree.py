@@ -164,7 +164,7 @@ def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, par
     combo = (steps.weapon[step] * n_def + defence) * 2 + (steps.precise[step] & defs.two_lines)
     op_key = count_ids * (2 * n_def * len(steps.weapons)) + combo
     _, op_of = np.unique(op_key, return_inverse=True)
-    shared = np.bincount(op_of, weights=vectors)[op_of]
+    shared: FloatArray = np.bincount(op_of, weights=vectors)[op_of].astype(np.float64)
     built = np.array([k in tree.operators for k in op_key.tolist()], dtype=bool)
     dense = built | _dense_pays(defs, steps, node, shared)
     _chain_nodes(defs, steps, tree, store, node, np.flatnonzero(~dense))
