@@ -26,9 +26,6 @@ from pipeline.units.tables import Defences, kernels, take
 CHUNK_CELLS = 1 << 16
 """Nodes x pending combinations x states per chunk: small enough to stay in cache."""
 
-DENSE_BAND = 3.0
-"""Typical kernel band (loss values per wound) in the chain-or-matrix cost model."""
-
 BLAS_COST = 0.15
 """Cost of one multiply-add in a BLAS matrix product, relative to one cell of a numpy chain step."""
 
@@ -175,14 +172,15 @@ def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, par
 def _dense_pays(defs: Defences, steps: BatchSteps, node: Nodes, shared: FloatArray) -> np.ndarray:
     """Cost model: the chain costs (wounds x band x states) per vector; a matrix costs its build (the chain
     on the identity, for one use when it is raised to a power) plus one BLAS product per vector."""
-    size, band = float(defs.size), DENSE_BAND
+    size = float(defs.size)
+    band = steps.band(steps.normal)[steps.weapon[node.step]] + node.pending
     uses = steps.uses[node.step]
     powered = (node.pending == 1) & (uses > 1)
     single = np.where(powered, _single_lengths(steps, node, powered), node.lengths)
     squarings = 2 * np.ceil(np.log2(np.maximum(uses, 1)))
     build = single * band * size * size + np.where(powered, squarings * BLAS_COST * size**3, 0.0)
     chain = node.lengths * band * size * shared
-    result: np.ndarray = build + BLAS_COST * size * size * shared < chain
+    result: np.ndarray = build + BLAS_COST * node.pending * size * size * shared < chain
     return result
 
 
