@@ -9,8 +9,10 @@ runs the batched chain (`solve.py`) and summarises (`results.py`). Docs:
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,8 +67,9 @@ class Job:
 class UnitEngine:
     """Caches per scenario: wound counts, per-wound losses and state layouts, shared by every pair."""
 
-    def __init__(self, scenario: Scenario | str = "default") -> None:
+    def __init__(self, scenario: Scenario | str = "default", workers: int = 1) -> None:
         self.scenario = SCENARIO_DEFINITIONS[scenario] if isinstance(scenario, str) else scenario
+        self.workers = workers
         self._contexts: dict[TargetUnit, tuple[WoundContext, int, int]] = {}
         self._context_ids: dict[WoundContext, int] = {}
         self._losses: dict[tuple[Weapon, ModelGroup, Phase], tuple[FloatArray, FloatArray]] = {}
@@ -188,10 +191,23 @@ class UnitEngine:
         precise = np.array([w.precision for w, _ in self.step_list] + [False])
         attached = np.array([t.attached for t in targets])
         two_lines = attached[job_defence] & np.any((chains >= 0) & precise[chains], axis=1)
-        parts: list[tuple[IntArray, Summary]] = []
-        for batch in batches(job_defence, phase_of[job_attack], two_lines, targets):
-            parts.append((batch.jobs, self._solve_tree(batch, targets, chains[batch.jobs])))
-        return merge(parts, len(job_attack))
+        work = sorted(batches(job_defence, phase_of[job_attack], two_lines, targets), key=lambda b: -len(b.jobs))
+        if self.workers > 1 and len(work) > 1:
+            return merge(self._solve_parallel(work, targets, chains), len(job_attack))
+        return merge([(b.jobs, self._solve_tree(b, targets, chains[b.jobs])) for b in work], len(job_attack))
+
+    def _solve_parallel(
+        self, work: list[Batch], targets: Sequence[TargetUnit], chains: IntArray
+    ) -> list[tuple[IntArray, Summary]]:
+        """Batches spread over `workers` forked processes (each inherits the caches built so far)."""
+        global _FORKED
+        _FORKED = (self, targets)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+            results = pool.map(_solve_forked, work, [chains[b.jobs] for b in work])
+            parts = [(b.jobs, summary) for b, summary in zip(work, results, strict=True)]
+        _FORKED = None
+        return parts
 
     def _chains(
         self, attacks: Sequence[tuple[object, ...]], targets: Sequence[TargetUnit], job_attack: IntArray,
@@ -309,6 +325,16 @@ class UnitEngine:
             losses = _per_state(pairs, 1, n_groups, group)
             devastating = capped_kernel(losses, remaining, on_leader, stride, two_lines)
         return Step(counts, normal, devastating)
+
+
+_FORKED: tuple[UnitEngine, Sequence[TargetUnit]] | None = None
+"""The engine and defences a forked worker reads (set by the parent just before the fork)."""
+
+
+def _solve_forked(batch: Batch, chains: IntArray) -> Summary:
+    assert _FORKED is not None
+    engine, targets = _FORKED
+    return engine._solve_tree(batch, targets, chains)
 
 
 def _batch_pending(jobs: Sequence[Job]) -> int:
