@@ -21,8 +21,18 @@ from pipeline.units.model import AttackEntry, ModelGroup, Phase, Weapon
 from pipeline.units.steps import StepKey, ordered_steps
 from pipeline.units.tables import LostCache, loss_tables
 
+TIE = 1e-9
+"""Scores this close (relative) are equal: rounding must not break a tie the rules call a tie."""
+
 ChoiceKey = tuple[int, int, ModelGroup]
 """(context id with Blast's bonus, context id without, first model group)."""
+
+
+def first_best(scores: FloatArray) -> IntArray:
+    """Index of the first score within `TIE` of the best, along the last axis (ties: the first listed)."""
+    best = scores.max(axis=-1, keepdims=True)
+    result: IntArray = np.argmax(scores >= best - TIE * np.maximum(1.0, np.abs(best)), axis=-1)
+    return result
 
 
 class ChoiceResolver:
@@ -87,7 +97,7 @@ class ChoiceResolver:
         safe = np.maximum(entry, 0)
         options = choice_table[safe]  # [combos, entries, choices]
         values = np.where(options >= 0, scores[np.maximum(options, 0), combos[:, 1][:, None, None]], -np.inf)
-        picks = np.where(entry >= 0, np.argmax(values, axis=2), 0)
+        picks = np.where(entry >= 0, first_best(values), 0)
         result: IntArray = picks
         return result
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
-from pipeline.units.choices import ChoiceResolver
+from pipeline.units.choices import ChoiceResolver, first_best
 from pipeline.units.counts import (
     FloatArray,
     WoundContext,
@@ -162,8 +162,8 @@ class UnitEngine:
         usable = [w for w in entry.choices if w.ranged == (phase is Phase.SHOOTING)] or list(entry.choices)
         if len(usable) == 1:
             return usable[0]
-        scores = [self.expected_damage(w.profile(), target, phase) for w in usable]
-        return usable[int(np.argmax(scores))]
+        scores = np.array([self.expected_damage(w.profile(), target, phase) for w in usable])
+        return usable[int(first_best(scores[None, :])[0])]
 
     def job(self, signature: tuple[object, ...], target: TargetUnit) -> Job:
         phase, kind, payload = signature
@@ -263,15 +263,20 @@ class UnitEngine:
         contexts = np.array([self.context(t)[1:] for t in local_targets], dtype=np.int64).reshape(-1, 2)
         blast = np.array([w.blast for w, _ in steps], dtype=bool)
 
+        memo: dict[int, int] = {}
+        n_ctx = len(self.contexts)
+
         def count_ids(step: IntArray, defence: IntArray, single: bool = False) -> IntArray:
-            n_ctx = len(self.contexts)
             context = np.where(blast[step], contexts[defence, 0], contexts[defence, 1])
-            unique, inverse = np.unique(step * n_ctx + context, return_inverse=True)
-            ids = [
-                self.count_id(steps[u // n_ctx][0], 1 if single else steps[u // n_ctx][1], u % n_ctx)
-                for u in unique.tolist()
-            ]
-            result: IntArray = np.array(ids, dtype=np.int64)[inverse]
+            unique, inverse = np.unique((step * n_ctx + context) * 2 + single, return_inverse=True)
+            ids = np.zeros(len(unique), dtype=np.int64)
+            for i, u in enumerate(unique.tolist()):
+                found = memo.get(u)
+                if found is None:
+                    weapon, uses = steps[u // 2 // n_ctx]
+                    found = memo[u] = self.count_id(weapon, 1 if single else uses, u // 2 % n_ctx)
+                ids[i] = found
+            result: IntArray = ids[inverse]
             return result
 
         precise = np.array([w.precision for w, _ in steps], dtype=bool)

@@ -51,6 +51,12 @@ class BatchSteps:
     normal: FloatArray  # loss table [W, G + 1, J]
     devastating: FloatArray  # loss table [W, G + 1, J]
     bands: dict[int, IntArray] = field(default_factory=dict)
+    caches: dict[int, KernelCache] = field(default_factory=dict)
+
+    def kernel_cache(self, table: FloatArray, combos: int) -> KernelCache:
+        if id(table) not in self.caches:
+            self.caches[id(table)] = KernelCache(np.full(combos, -1, dtype=np.int64), np.zeros(combos, dtype=np.int64))
+        return self.caches[id(table)]
 
     def band(self, table: FloatArray) -> IntArray:
         """Per weapon: 1 + the largest loss it can cause (the kernel's band before the cap)."""
@@ -308,18 +314,51 @@ def _padded(pmfs: list[FloatArray], ids: IntArray, rows: int, cols: int) -> Floa
 
 
 def _kernels(defs: Defences, steps: BatchSteps, table: FloatArray, step: IntArray, defence: IntArray) -> Kernel:
-    """Kernels of (step, defence) rows, built once per distinct (weapon, defence, allocation)."""
+    """Kernels of (step, defence) rows, built once per batch and distinct (weapon, defence, allocation)."""
     precise = steps.precise[step] & defs.two_lines
     combos = (steps.weapon[step] * len(defs.targets) + defence) * 2 + precise
     unique, inverse = np.unique(combos, return_inverse=True)
-    weapon, rest = unique // (2 * len(defs.targets)), unique % (2 * len(defs.targets))
+    cache = steps.kernel_cache(table, 2 * len(defs.targets) * len(steps.weapons))
+    missing = unique[cache.part[unique] < 0]
+    if len(missing):
+        cache.add(missing, _build_kernels(defs, steps, table, missing))
+    return take(cache.get(unique), inverse)
+
+
+def _build_kernels(defs: Defences, steps: BatchSteps, table: FloatArray, combos: IntArray) -> Kernel:
+    weapon, rest = combos // (2 * len(defs.targets)), combos % (2 * len(defs.targets))
     table = table[:, :, : int(steps.band(table)[weapon].max(initial=1))]
     parts: list[tuple[IntArray, Kernel]] = []
     for alloc, flag in ((defs.normal, 0), (defs.precision, 1)):
         chosen = np.flatnonzero(rest % 2 == flag)
         if len(chosen):
             parts.append((chosen, kernels(table, weapon[chosen], rest[chosen] // 2, alloc, defs)))
-    return take(_combine(parts, len(unique)), inverse)
+    return _combine(parts, len(combos))
+
+
+@dataclass(slots=True)
+class KernelCache:
+    """Kernels built in this batch: per combo key its part and row (-1: not built yet)."""
+
+    part: IntArray
+    row: IntArray
+    parts: list[Kernel] = field(default_factory=list)
+
+    def add(self, combos: IntArray, kernel: Kernel) -> None:
+        self.part[combos] = len(self.parts)
+        self.row[combos] = np.arange(len(combos))
+        self.parts.append(kernel)
+
+    def get(self, combos: IntArray) -> Kernel:
+        part, row = self.part[combos], self.row[combos]
+        first = int(part[0])
+        if np.all(part == first):
+            return take(self.parts[first], row)
+        pieces = []
+        for p in np.unique(part).tolist():
+            chosen = np.flatnonzero(part == p)
+            pieces.append((chosen, take(self.parts[p], row[chosen])))
+        return _combine(pieces, len(combos))
 
 
 def _combine(parts: list[tuple[IntArray, Kernel]], n: int) -> Kernel:

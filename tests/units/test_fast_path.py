@@ -66,3 +66,28 @@ def test_fast_path_equals_the_per_job_chain(scenario: str, grid: tuple[list[Atta
         compute_matchups(attackers, defenders, scenario=scenario),
         reference_matchups(attackers, defenders, scenario=scenario),
     )
+
+
+def test_a_tie_broken_only_by_rounding_goes_to_the_first_choice() -> None:
+    """Both choices expect 4/3 wounds on the first model; float rounding made the old argmax pick the second."""
+    from pipeline.units import UnitEngine
+    from tests.units.builders import group, weapon
+
+    flags: dict[str, Any] = dict(
+        skill=None, torrent=True, ranged=False, devastating_wounds=True, twin_linked=True, blast=True
+    )
+    first = weapon("a", attacks="2", strength="5", ap=-2, damage="D3", precision=True, **flags)
+    second = weapon("a", attacks="D3", strength="8", ap=0, damage="D6", **flags)
+    target = TargetUnit(
+        (
+            group(5, wounds=1, save=2, toughness=5, invuln_ranged=5, invuln_melee=4, fnp=5, halve_damage=True),
+            group(2, wounds=4, save=4, toughness=3, invuln_ranged=4, fnp=6, damage_reduction=1),
+        )
+    )
+    entry = AttackEntry(3, (first, second))
+    engine = UnitEngine()
+    scores = [engine.expected_damage(w.profile(), target, Phase.FIGHT) for w in entry.choices]
+    assert scores[0] == pytest.approx(4 / 3, abs=1e-12) and scores[1] == pytest.approx(4 / 3, abs=1e-12)
+    assert engine.choose(entry, target, Phase.FIGHT) is first
+    side = AttackSide((entry,), Phase.FIGHT)
+    assert_same(compute_matchups([side], [target]), reference_matchups([side], [target]))
