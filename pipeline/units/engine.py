@@ -82,6 +82,7 @@ class UnitEngine:
         self.step_ids: dict[StepKey, int] = {}
         self.step_list: list[StepKey] = []
         self.lost = LostCache(self.scenario)
+        self._step_counts: dict[tuple[int, int, bool], int] = {}  # (step id, context id, one use) -> count id
         self.choices = ChoiceResolver(lambda w, u, c: self.count_pmfs[self.count_id(w, u, c)], self.lost)
 
     # --- cached pieces -----------------------------------------------------------------------------------
@@ -263,18 +264,20 @@ class UnitEngine:
         contexts = np.array([self.context(t)[1:] for t in local_targets], dtype=np.int64).reshape(-1, 2)
         blast = np.array([w.blast for w, _ in steps], dtype=bool)
 
-        memo: dict[int, int] = {}
+        memo = self._step_counts
         n_ctx = len(self.contexts)
+        global_step = used.tolist()
 
         def count_ids(step: IntArray, defence: IntArray, single: bool = False) -> IntArray:
             context = np.where(blast[step], contexts[defence, 0], contexts[defence, 1])
             unique, inverse = np.unique((step * n_ctx + context) * 2 + single, return_inverse=True)
             ids = np.zeros(len(unique), dtype=np.int64)
             for i, u in enumerate(unique.tolist()):
-                found = memo.get(u)
+                key = (global_step[u // 2 // n_ctx], u // 2 % n_ctx, single)
+                found = memo.get(key)
                 if found is None:
                     weapon, uses = steps[u // 2 // n_ctx]
-                    found = memo[u] = self.count_id(weapon, 1 if single else uses, u // 2 % n_ctx)
+                    found = memo[key] = self.count_id(weapon, 1 if single else uses, u // 2 % n_ctx)
                 ids[i] = found
             result: IntArray = ids[inverse]
             return result
