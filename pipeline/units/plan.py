@@ -18,7 +18,7 @@ import numpy as np
 from pipeline.units.layout import IntArray
 from pipeline.units.model import Phase, TargetUnit
 
-BATCH_CELLS = 1 << 21
+BATCH_CELLS = 1 << 20
 """Jobs x padded states per batch (bounds the tree's memory, not its speed)."""
 
 _SIZES = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256)
