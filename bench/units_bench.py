@@ -21,6 +21,7 @@ loops, one pair at a time) and the ratios. Peak RSS of the whole run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import resource
 import statistics
@@ -177,10 +178,8 @@ class RssSampler(threading.Thread):
         while self.running:
             total = me.memory_info().rss
             for child in me.children(recursive=True):
-                try:
+                with contextlib.suppress(psutil.Error):
                     total += child.memory_info().rss
-                except psutil.Error:
-                    pass
             self.peak = max(self.peak, total)
             time.sleep(0.2)
 
@@ -197,8 +196,9 @@ def run_full(sides: list[AttackSide], targets: list[TargetUnit], workers: int) -
         jobs += compute_matchups(block, targets, engine=engine).distinct
     wall, cpu, children = time.perf_counter() - wall, time.process_time() - cpu, _children_cpu() - children
     sampler.running = False
+    pairs = len(sides) * len(targets)
     return {"wall_s": round(wall, 1), "cpu_s": round(cpu + children, 1), "distinct_jobs": jobs,
-            "pairs_per_s": round(len(sides) * len(targets) / wall), "peak_total_rss_mb": sampler.peak >> 20}  # fmt: skip
+            "pairs_per_s": round(pairs / wall), "peak_total_rss_mb": sampler.peak >> 20}  # fmt: skip
 
 
 def _children_cpu() -> float:
