@@ -1,10 +1,12 @@
 """Unit against unit: exact models-slain distributions for many (attacker, target) pairs at once.
 
 `compute_matchups(attackers, targets, pairs, scenario)` dedupes the pairs by
-attack and defence signature (`signature.py`), resolves each distinct pair's
-weapon steps, groups the distinct pairs into batches of one padded state shape,
-runs the batched chain (`solve.py`) and summarises (`results.py`). Docs:
-`docs/units.md`.
+attack and defence signature (`signature.py`), resolves each distinct job's
+weapon steps as integer ids (`choices.py` for weapon choices), cuts the jobs
+into batches of one state shape (`plan.py`) and solves each batch as a prefix
+tree of steps (`tree.py`), then summarises (`results.py`). `reference_matchups`
+is the previous per-job chain (`UnitEngine.solve`), kept as the reference the
+tests compare with. Docs: `docs/units.md`.
 """
 
 from __future__ import annotations
