@@ -244,4 +244,5 @@ if __name__ == "__main__":
     parser.add_argument("--full", action="store_true", help="also run the whole corpus table (minutes)")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
-    print(json.dumps(run_units_bench(*args.synthetic, args.corpus, args.full, args.workers), indent=2))
+    attackers, targets = args.synthetic
+    print(json.dumps(run_units_bench(attackers, targets, args.corpus, args.full, args.workers), indent=2))
