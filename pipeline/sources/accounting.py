@@ -72,6 +72,17 @@ def quarantine_row(source_id: str, line: int | None, reason: str, raw: str, tabl
     return QuarantineRow(source_id=source_id, line=line, stage=STAGE, reason=reason, raw=clip(raw), table=table)
 
 
+def refused_file(
+    source_id: str, fmt: SourceFormat, reason: str, table: str = "file"
+) -> tuple[QuarantineRow, FileReport]:
+    """A file refused whole (`inputs.InputRefused`, too many rows): one quarantine row with no raw text
+    (nothing of the file is published) and a report with no rows; no `sources` row, as for a missing file."""
+    row = quarantine_row(source_id, None, reason, "", table)
+    ledger = RowLedger(source_id, fmt)
+    ledger.tally([row])
+    return row, ledger.report(notes=[reason])
+
+
 @dataclass
 class RowLedger:
     """One input file's rows: each counted once, curated or quarantined, so that
