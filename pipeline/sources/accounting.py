@@ -68,8 +68,8 @@ def record_table(error: ValueError, default: str) -> str:
 
 
 def quarantine_row(source_id: str, line: int | None, reason: str, raw: str, table: str | None) -> QuarantineRow:
-    """The one way a parser makes a quarantine row: stage `parse`, raw text clipped to `MAX_RAW`."""
-    return QuarantineRow(source_id=source_id, line=line, stage=STAGE, reason=reason, raw=clip(raw), table=table)
+    """The one way a parser makes a quarantine row: stage `parse`, raw text (and reason) clipped to `MAX_RAW`."""
+    return QuarantineRow(source_id=source_id, line=line, stage=STAGE, reason=clip(reason), raw=clip(raw), table=table)
 
 
 def refused_file(
