@@ -40,11 +40,11 @@ def _row(cells: Iterable[Any], css: str = "", tag: str = "td") -> str:
 
 
 def _values(outcome: dict[str, Any]) -> str:
-    """The offending values of an outcome (rows with their keys, else the sample), or what was observed."""
-    shown = outcome.get("unexpected_rows") or outcome.get("unexpected_sample")
-    if not shown and outcome.get("observed_value") is not None:
-        shown = outcome["observed_value"]
-    return f"<pre>{_text(shown)}</pre>" if shown not in (None, [], {}) else ""
+    """The offending rows (with their keys) and values of an outcome, else what was observed."""
+    shown = [outcome.get("unexpected_rows"), outcome.get("unexpected_sample")]
+    if not any(shown) and outcome.get("observed_value") is not None:
+        shown = [outcome["observed_value"]]
+    return "".join(f"<pre>{_text(value)}</pre>" for value in shown if value not in (None, [], {}))
 
 
 def _outcome_row(table: str, outcome: dict[str, Any]) -> str:
