@@ -54,7 +54,10 @@ def _holder(handle: Any) -> str:
 @contextlib.contextmanager
 def publish_lock(folder: Path) -> Iterator[None]:
     """Hold the folder's lock file for the block; a second publisher fails at once, naming the first."""
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:  # a link or a folder in its place, or no right to it
+        raise PublishError(f"cannot open the lock file {LOCK_NAME} ({exc.strerror})", path=folder) from exc
     with os.fdopen(fd, "r+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -58,6 +58,18 @@ def test_a_second_lock_on_one_folder_fails_at_once_naming_the_holder(tmp_path: P
         assert (tmp_path / LOCK_NAME).read_text() == f"{os.getpid()}\n"
 
 
+@pytest.mark.parametrize("planted", ["link", "folder"])
+def test_a_lock_file_that_is_not_a_file_is_refused(planted: str, tmp_path: Path) -> None:
+    lock = tmp_path / LOCK_NAME
+    if planted == "link":
+        lock.symlink_to(tmp_path / "elsewhere")
+    else:
+        lock.mkdir()
+    with pytest.raises(PublishError, match=rf"cannot open the lock file \{LOCK_NAME} \("), publish_lock(tmp_path):
+        pass
+    assert not (tmp_path / "elsewhere").exists()
+
+
 def _dead_pid() -> int:
     process = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     return int(process.stdout)
