@@ -7,7 +7,7 @@ inputs give byte-identical files.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -58,17 +58,44 @@ def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -
     children = {t: _nest(frames[t], "datasheet_id") for t in FACTION_CHILDREN if t in frames}
     written: list[str] = []
     datasheets = frames["datasheets"]
-    for faction in sorted(datasheets["faction"].unique().to_list()):
+    names = faction_document_names(datasheets["faction"].unique().to_list())
+    for faction in sorted(names):
         sheets = []
         for sheet in datasheets.filter(pl.col("faction") == faction).to_dicts():
             for table, grouped in children.items():
                 sheet[table] = grouped.get(sheet["datasheet_id"], [])
             sheets.append(sheet)
         document = {"faction": faction, "datasheets": sheets}
-        name = f"{slug(faction)}.json"
+        name = names[faction]
         (folder / name).write_text(json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
         written.append(name)
     return written
+
+
+def faction_document_names(factions: Iterable[str]) -> dict[str, str]:
+    """Faction -> its document's file name in `feed/factions/` (the release gate checks they are distinct)."""
+    return {faction: f"{slug(faction)}.json" for faction in factions}
+
+
+def planned_outputs(frames: Mapping[str, pl.DataFrame]) -> dict[str, list[str]]:
+    """Every file a release will hold, by relative path -> what would be written there (one thing
+    each, unless two collide: `quality/release_checks.output_names_unique`)."""
+    outputs: dict[str, list[str]] = {}
+
+    def add(path: str, what: str) -> None:
+        outputs.setdefault(path, []).append(what)
+
+    for table in sorted(frames):
+        if table not in FEED_EXCLUDED:
+            add(f"{table}.parquet", f"table {table}")
+            add(f"feed/{table}.ndjson", f"table {table}")
+        add(f"schemas/{table}.schema.json", f"table {table}")
+    add("feed/damage_vs_reference.ndjson", "damage_vs_reference")
+    add("schemas/damage_matrix.schema.json", "table damage_matrix")
+    factions = frames["datasheets"]["faction"].unique().to_list() if "datasheets" in frames else []
+    for faction, name in faction_document_names(factions).items():
+        add(f"feed/factions/{name}", f"faction {faction}")
+    return outputs
 
 
 def write_json_schemas(release: Path, tables: list[str]) -> dict[str, str]:

@@ -22,11 +22,12 @@ from pipeline.publish.formats import (
     write_parquet_tables,
 )
 from pipeline.publish.manifest import build_manifest, write_manifest
+from pipeline.publish.outdir import Publication
 from pipeline.reports import RunReports
 
 
 @dataclass(frozen=True)
-class Publication:
+class Published:
     """What publishing wrote: rows per published table (the feed's slice included) and the manifest."""
 
     row_counts: dict[str, int]
@@ -46,8 +47,10 @@ def write_release(
     frames: Mapping[str, pl.DataFrame],
     damage: DamageComputation,
     reports: RunReports,
-) -> Publication:
-    """Parquet, NDJSON feed, faction documents, JSON Schemas, manifest (with the reports as given)."""
+    publication: Publication,
+) -> Published:
+    """Parquet, NDJSON feed, faction documents, JSON Schemas, manifest (with the reports as given and
+    the release's place in its output folder)."""
     write_parquet_tables(frames, release)
     vs_reference = damage_vs_reference(damage, frames["reference_profiles"]["profile_id"].to_list())
     write_feed(frames, vs_reference, release)
@@ -65,6 +68,7 @@ def write_release(
         quality=reports.quality.as_dict(),
         reports=reports.as_dict(),
         release=release,
+        publication=publication.as_dict(),
     )
     write_manifest(manifest, release)
-    return Publication(counts, manifest)
+    return Published(counts, manifest)

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline.errors import InputFormatError
-from pipeline.ids import file_sha256
 from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row, record_table
 from pipeline.sources.bsdata.checks import CheckLedger, check_records
 from pipeline.sources.bsdata.composition import CompositionReader
@@ -35,8 +34,6 @@ from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source,
 CURATED_TYPES = (Datasheet, RuleBlock)
 #: Characters of a whole unit entry kept as its quarantined raw text (its opening names it).
 UNIT_EXCERPT = 500
-#: Characters of an unreadable file kept as its quarantined raw text.
-FILE_HEAD = 1000
 
 
 @dataclass
@@ -107,8 +104,12 @@ class _FileRun:
     def run(self) -> Iterator[Record]:
         if self.root is None:
             error = self.catalogue.error or "unreadable"
-            raw = self._file_head()
-            yield from self._track([self._quarantine(self.catalogue.error_line, error, raw, "file")])
+            row = self._quarantine(self.catalogue.error_line, error, self.catalogue.head, "file")
+            if self.catalogue.refused:  # not read: no rows, no `sources` row (as a missing file)
+                self.rows.tally([row])
+                yield row
+                return
+            yield from self._track([row])
         else:
             scope = self.folder.scope(self.catalogue)
             self.stats.missing_catalogues = scope.missing_names()
@@ -117,19 +118,11 @@ class _FileRun:
             yield from self._track(self._rule_rows())
         yield self._source()
 
-    def _file_head(self, limit: int = FILE_HEAD) -> str:
-        """The start of an unreadable file, as the quarantined fragment."""
-        try:
-            with open(self.catalogue.path, encoding="utf-8", errors="replace") as handle:
-                return handle.read(limit)
-        except OSError:
-            return ""
-
     def _source(self) -> Source:
         """Rows in are the rows decided: BSData has no row count of its own (docs/sources.md#bsdata-catalogues)."""
         path = str(self.catalogue.path)
         self.rows.rows_in = self.rows.rows_curated + self.rows.rows_quarantined
-        return self.rows.source(path, file_sha256(path))
+        return self.rows.source(path, self.catalogue.sha256)
 
     # -- catalogue links ----------------------------------------------------------
     def _missing_catalogue_rows(self, scope: Scope) -> Iterator[QuarantineRow]:
