@@ -102,7 +102,8 @@ def save_steps() -> list[pl.Expr]:
     devastating = _c("critical_wounds") * _c("devastating_wounds").cast(pl.Float64)
     return [
         devastating.alias("devastating"),
-        ((_c("wounds") - devastating) * (need - 1) / 6.0).alias("unsaved"),
+        # Clamped: when every wound is a Critical Wound (a 6+ to wound) the difference is 0 up to rounding.
+        (pl.max_horizontal(_c("wounds") - devastating, 0.0) * (need - 1) / 6.0).alias("unsaved"),
     ]
 
 
