@@ -16,6 +16,7 @@ from pipeline import __version__, config
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.loadouts.stage import loadouts_stage
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.writer import write_release
 from pipeline.quality.stage import quality_gate
@@ -40,15 +41,17 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 
 
 def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress) -> RunResult:
-    """parse -> dedupe -> reconcile -> reference profiles -> integrity -> damage (compute) -> in a staging
+    """parse -> dedupe -> loadouts -> reconcile -> reference profiles -> integrity -> damage (compute) -> in a staging
     folder: store (DuckDB with the damage matrix) -> quality gates -> publish (files, manifest)."""
     inputs = list(inputs) or default_inputs(config.RAW_DIR)
     with stage("parse inputs"):
         parsed = read_inputs(inputs)
     with stage("dedupe rules"):
         deduped = dedupe_stage(parsed.dataset)
+    with stage("default loadouts"):
+        loadouts = loadouts_stage(deduped.dataset)
     with stage("reconcile sources"):
-        reconciled = reconcile_stage(deduped.dataset)
+        reconciled = reconcile_stage(loadouts.dataset)
     with stage("reference profiles"):
         referenced = reference_stage(reconciled.dataset)
     with stage("integrity"):
@@ -68,6 +71,7 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
             damage=damage.report,
             store=stored,
             quality=quality,
+            loadouts=loadouts.report,
         )
         with stage("publish"):
             published = write_release(release, version, frames, damage, reports)
