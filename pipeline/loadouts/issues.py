@@ -16,6 +16,10 @@ UNMATCHED_SUBJECT = "statement names no model of the unit"
 OVERDRAWN = "statement counts more models than the option has"
 NOTHING_CARRIED = "default loadout carries no weapon"
 ASSUMED_ONE_EACH = "no loadout text: one of each weapon assumed"
+OPEN_CHOICE = "required weapon choice without a default"
+STALE_DEFAULT = "required weapon choice whose default id names nothing"
+UNPUBLISHED_WEAPON = "default weapon not published"
+UNIT_LEVEL = "unit-level wargear in a unit of several model kinds"
 
 
 @dataclass
