@@ -11,7 +11,7 @@ from pipeline.dataset import Dataset
 from pipeline.loadouts.report import LoadoutReport
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.sources.registry import read_inputs
-from schemas.records import DatasheetLoadout, LoadoutIssue, Weapon
+from schemas.records import Datasheet, DatasheetLoadout, LoadoutIssue, Weapon
 
 
 class Loadouts:
@@ -26,6 +26,11 @@ class Loadouts:
         for issue in dataset.records(LoadoutIssue):
             self.issues[issue.datasheet_id].append(issue)
         self.weapon_names = {w.weapon_id: w.name for w in dataset.records(Weapon)}
+        self.sheets = {(d.source_id, d.name): d.datasheet_id for d in dataset.records(Datasheet)}
+
+    def sheet(self, file_name: str, name: str) -> str:
+        """datasheet_id of a BSData unit by its file and name."""
+        return self.sheets[(f"bsdata:{file_name}", name)]
 
     def option(self, datasheet_id: str, models: int) -> dict[str, dict[str, object]]:
         """model_group -> {profile, count, order, weapons: {weapon name: per_model}} of one option."""
@@ -50,4 +55,11 @@ class Loadouts:
 def text_loadouts(wahapedia_dir: Path, pages_dir: Path) -> Loadouts:
     parsed = read_inputs([wahapedia_dir, pages_dir])
     staged = loadouts_stage(parsed.dataset)
+    return Loadouts(staged.dataset, staged.report)
+
+
+@pytest.fixture(scope="session")
+def bsdata_loadouts(bsdata_dir: Path) -> Loadouts:
+    """BSData's loadouts come from its parser; the stage only reports on them."""
+    staged = loadouts_stage(read_inputs([bsdata_dir]).dataset)
     return Loadouts(staged.dataset, staged.report)
