@@ -14,7 +14,6 @@ _EQUIPPED = re.compile(
 )
 #: End of the item list: a full stop before a new sentence, or the end of the line.
 _ITEMS_END = re.compile(r"\.\s+(?=[A-Z*])|\.?\s*$")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)(?=[^.!?:]*$)")
 _COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _DETERMINERS = {"the", "every", "each", "all", "both", "this", "that", "its"}
 _WHOLE_UNIT = {"model", "models", "unit", "squad"}
@@ -41,7 +40,6 @@ class Statement:
     subject: Subject
     items: tuple[str, ...]
     additional: bool
-    raw: str
 
 
 def statements(text: str | None) -> list[Statement]:
@@ -56,16 +54,19 @@ def _line_statements(line: str) -> list[Statement]:
     found: list[Statement] = []
     start = 0
     while (match := _EQUIPPED.search(line, start)) is not None:
-        head = line[start : match.start()]
-        subject_text = head[_SENTENCE_START.search(head).end() :].strip()  # type: ignore[union-attr]
+        subject_text = _last_sentence(line[start : match.start()])
         end = _ITEMS_END.search(line, match.end())
-        stop = end.start() if end else len(line)
-        items = _items(line[match.end() : stop])
-        raw = line[start + len(head) - len(subject_text) : end.end() if end else len(line)].strip()
+        stop, start = (end.start(), max(end.end(), match.end() + 1)) if end else (len(line), len(line))
         if subject_text and not subject_text.casefold().endswith(("can be", "may be")):
-            found.append(Statement(subject_text, parse_subject(subject_text), items, bool(match.group("add")), raw))
-        start = end.end() if end and end.end() > match.end() else len(line)
+            items = _items(line[match.end() : stop])
+            found.append(Statement(subject_text, parse_subject(subject_text), items, bool(match.group("add"))))
     return found
+
+
+def _last_sentence(text: str) -> str:
+    """What follows the last sentence end (`.`, `!`, `?`, `:` and a space) of a text."""
+    cut = max(text.rfind(mark) for mark in (". ", "! ", "? ", ": "))
+    return text[cut + 2 :].strip() if cut >= 0 else text.strip()
 
 
 def _items(text: str) -> tuple[str, ...]:

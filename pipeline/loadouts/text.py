@@ -78,7 +78,7 @@ def resolve(facts: SheetFacts) -> Outcome:
             _apply_all(groups, said, found)
         elif len(groups) > 1:
             found.add(why.NO_STATEMENT, f"{len(groups)} kinds of models and no loadout text")
-        loadouts = _loadouts(groups, said, resolved, index, found)
+        loadouts = _loadouts(groups, said, resolved, index)
         rows.extend(loadout_rows(option, loadouts, method, characters))
     if not found.unresolved and not rows:
         found.add(why.NOTHING_CARRIED, sheet.name, "note")
@@ -99,10 +99,10 @@ def _option_groups(facts: SheetFacts, option: Points, found: Issues) -> list[_Gr
         found.add(why.OPTION_MISFIT, f"{option.description} ({option.models} models)")
         return None
     profiles = profiles_of(parts, list(dict.fromkeys(p.name for p in facts.profiles)))
-    for name, _ in parts:
-        if name not in profiles:
-            found.add(why.NO_PROFILE, name)
-    if len(profiles) < len(parts):
+    missing = [name for name, _ in parts if name not in profiles]
+    for name in missing:
+        found.add(why.NO_PROFILE, name)
+    if missing:
         return None
     return [_Group(name, profiles[name], count) for name, count in parts]
 
@@ -207,8 +207,9 @@ def _find(groups: list[_Group], name: str) -> _Group | None:
 
 
 def _loadouts(
-    groups: list[_Group], said: Sequence[Statement], resolved: dict[str, Resolved], index: WeaponIndex, found: Issues
+    groups: list[_Group], said: Sequence[Statement], resolved: dict[str, Resolved], index: WeaponIndex
 ) -> list[GroupLoadout]:
+    """The weapons each group carries: its items' (or, with no text, one of each weapon)."""
     loadouts = []
     for group in groups:
         if group.count <= 0 or group.profile is None:
