@@ -16,6 +16,7 @@ from pipeline import __version__, config
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.loadouts.stage import loadouts_stage
 from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.writer import write_release
@@ -44,7 +45,7 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 def run_pipeline(
     inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress, max_row_drop: float | None = None
 ) -> RunResult:
-    """The output folder checked and locked first; then parse -> dedupe -> reconcile -> reference profiles
+    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> reference profiles
     -> integrity -> damage (compute) -> in a staging folder: store (DuckDB with the damage matrix) ->
     quality gates (with the release checks) -> publish (files, manifest)."""
     with open_output(out_dir) as output:
@@ -56,8 +57,10 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
         parsed = read_inputs(inputs)
     with stage("dedupe rules"):
         deduped = dedupe_stage(parsed.dataset)
+    with stage("default loadouts"):
+        loadouts = loadouts_stage(deduped.dataset)
     with stage("reconcile sources"):
-        reconciled = reconcile_stage(deduped.dataset)
+        reconciled = reconcile_stage(loadouts.dataset)
     with stage("reference profiles"):
         referenced = reference_stage(reconciled.dataset)
     with stage("integrity"):
@@ -80,6 +83,7 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
             damage=damage.report,
             store=stored,
             quality=quality,
+            loadouts=loadouts.report,
         )
         with stage("publish"):
             published = write_release(release, version, frames, damage, reports, publication)

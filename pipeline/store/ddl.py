@@ -21,11 +21,13 @@ from schemas.records import (
     Datasheet,
     DatasheetDetachmentAbility,
     DatasheetEnhancement,
+    DatasheetLoadout,
     DatasheetStratagem,
     DetachmentAbility,
     Enhancement,
     Keyword,
     LeaderLink,
+    LoadoutIssue,
     ModelProfile,
     Points,
     QuarantineRow,
@@ -68,6 +70,8 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     DatasheetDetachmentAbility,
     SourceConflict,
     SourceCheck,
+    DatasheetLoadout,
+    LoadoutIssue,
     QuarantineRow,
 )
 
@@ -93,6 +97,9 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("datasheet_enhancements", "enhancement_id"): ("enhancements", "enhancement_id"),
     ("datasheet_detachment_abilities", "datasheet_id"): ("datasheets", "datasheet_id"),
     ("datasheet_detachment_abilities", "detachment_ability_id"): ("detachment_abilities", "detachment_ability_id"),
+    ("datasheet_loadouts", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_loadouts", "weapon_id"): ("weapons", "weapon_id"),
+    ("loadout_issues", "datasheet_id"): ("datasheets", "datasheet_id"),
 }
 
 

@@ -24,12 +24,13 @@ from pipeline.sources.bsdata.index import (
     load_folder,
     local_name,
 )
+from pipeline.sources.bsdata.loadout import LoadoutReader
 from pipeline.sources.bsdata.points import points_tiers, points_types
 from pipeline.sources.bsdata.text import clean_name, rule_text
 from pipeline.sources.bsdata.units import Finding, UnitBuilder
 from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
 from pipeline.sources.report import FileReport, ParseReport
-from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source, SourceCheck
+from schemas.records import Datasheet, ModelProfile, QuarantineRow, Record, RuleBlock, Source, SourceCheck
 
 CURATED_TYPES = (Datasheet, RuleBlock)
 #: Characters of a whole unit entry kept as its quarantined raw text (its opening names it).
@@ -236,7 +237,8 @@ class _FileRun:
         """All records of one unit, built before any is yielded (a failure drops the unit whole)."""
         builder = UnitBuilder(content, frame, self.ledger)
         reader = CompositionReader(scope, walker.visibility, walker.is_barren)
-        points = points_tiers(reader.read(content.entry, link), scope, self._points_types(scope))
+        composition = reader.read(content.entry, link)
+        points = points_tiers(composition, scope, self._points_types(scope))
         self.stats.points_modifiers_skipped += len(points.skipped)
         for element in points.used:
             self.ledger.publish("points", element)
@@ -252,6 +254,8 @@ class _FileRun:
             *builder.keyword_records(),
             *builder.points_records(points),
         ]
+        statlines = [r for r in records if isinstance(r, ModelProfile)]
+        records.extend(LoadoutReader(content, composition, builder, statlines, frame, walker.defaults).records(points))
         self.stats.findings.extend(builder.findings)
         return records
 
