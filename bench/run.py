@@ -5,6 +5,7 @@ printed, never asserted: machines here are noisy 2-core boxes.
 
     python bench/run.py                # every part
     python bench/run.py wahapedia bsdata   # some parts
+    DATASLATE_BENCH_RELEASE=curated python bench/run.py queries   # the queries on an existing release
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def _median_time(fn: Callable[[], Any], runs: int = RUNS) -> tuple[float, Any]:
 def part_wahapedia() -> dict[str, Any]:
     """Parse + integrity + DuckDB + Parquet/NDJSON of the whole Wahapedia export."""
     from pipeline import config
-    from pipeline.publish.formats import write_faction_documents, write_feed, write_parquet_tables
+    from pipeline.publish.factions import write_faction_documents
+    from pipeline.publish.formats import write_feed, write_parquet_tables
     from pipeline.sources.registry import read_inputs
     from pipeline.store import build_frames, load_duckdb
 
@@ -53,7 +55,7 @@ def part_wahapedia() -> dict[str, Any]:
             load_duckdb(frames, Path(tmp) / "b.duckdb")
             marks["duckdb"] = time.perf_counter() - start - sum(marks.values())
             write_parquet_tables(frames, Path(tmp))
-            write_feed(frames, None, Path(tmp))
+            write_feed(frames, Path(tmp))
             write_faction_documents(frames, Path(tmp))
             marks["parquet+feed"] = time.perf_counter() - start - sum(marks.values())
         return marks
@@ -172,6 +174,13 @@ def part_reconcile() -> dict[str, Any]:
     return {"seconds": round(seconds, 3), **scalars, "match_rates": rates}
 
 
+def part_queries() -> dict[str, Any]:
+    """README queries and views on a release of the three corpora (DATASLATE_BENCH_RELEASE, or built)."""
+    from bench.queries_bench import run_queries_bench
+
+    return run_queries_bench()
+
+
 PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,
@@ -180,6 +189,7 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "quality": part_quality,
     "damage": part_damage,
     "units": part_units,
+    "queries": part_queries,
 }
 
 

@@ -122,6 +122,8 @@ FACTION_ALIASES: dict[str, str] = {
 SQL_TIMEOUT_SECONDS = 60.0
 SQL_MEMORY_LIMIT = "2GB"
 SQL_THREADS = min(4, os.cpu_count() or 1)
+#: Decimals `dataslate sql` shows for floats in its table (--json and --csv print them whole).
+SQL_FLOAT_DIGITS = 3
 
 #: Input bounds (pipeline/sources/inputs.py, docs/sources.md#input-limits). Far above the real data: the
 #: largest file is 3.8 MB (a BSData catalogue), the largest Wahapedia table 1.5 MB with 61,511 rows, the

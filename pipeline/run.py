@@ -14,10 +14,13 @@ from typing import Any
 
 from pipeline import __version__, config
 from pipeline.damage.reference import reference_stage
+from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.loadouts.stage import loadouts_stage
+from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
+from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.writer import write_release
 from pipeline.quality.release_checks import check_release
@@ -46,8 +49,9 @@ def run_pipeline(
     inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress, max_row_drop: float | None = None
 ) -> RunResult:
     """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> reference profiles
-    -> integrity -> damage (compute) -> in a staging folder: store (DuckDB with the damage matrix) ->
-    quality gates (with the release checks) -> publish (files, manifest)."""
+    -> integrity -> damage (compute, and the slice against the reference profiles) -> id aliases (against the
+    previous release) -> in a staging folder: store (DuckDB with the damage matrix) -> quality gates (with the
+    release checks) -> publish (files, manifest)."""
     with open_output(out_dir) as output:
         return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop)
 
@@ -67,8 +71,12 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
         frames = build_frames(referenced.dataset)
     with stage("damage matrix"):
         damage = damage_stage(frames)
+        frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
+    previous = PreviousRelease.of(output.path, publication.previous)
+    with stage("id aliases"):
+        frames = with_id_aliases(frames, previous, version)
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("store (DuckDB)"):
@@ -86,5 +94,5 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
             loadouts=loadouts.report,
         )
         with stage("publish"):
-            published = write_release(release, version, frames, damage, reports, publication)
+            published = write_release(release, version, frames, damage, reports, publication, previous)
     return RunResult(version, (output.path / config.LATEST_NAME).resolve(), published.row_counts, reports)

@@ -1,7 +1,8 @@
 """Write the remaining published formats of one release into its (staging) folder.
 
 The store stage has already written the DuckDB file and the damage matrix's Parquet;
-publishing adds the table Parquet files, the feed, the JSON Schemas and the manifest.
+publishing adds the table Parquet files, the feed (tables, faction documents, index), the
+JSON Schemas and the manifest.
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ from typing import Any
 import polars as pl
 
 from pipeline import __version__
-from pipeline.damage.matrix import MATRIX_COLUMNS, DamageComputation
-from pipeline.publish.formats import (
-    write_faction_documents,
-    write_feed,
-    write_json_schemas,
-    write_parquet_tables,
-)
+from pipeline.damage.matrix import DamageComputation
+from pipeline.publish.changes import table_changes
+from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
+from pipeline.publish.faction_schema import faction_document_schema
+from pipeline.publish.factions import write_faction_documents
+from pipeline.publish.feed_index import write_feed_index
+from pipeline.publish.formats import write_feed, write_json_schemas, write_parquet_tables
 from pipeline.publish.manifest import build_manifest, write_manifest
 from pipeline.publish.outdir import Publication
+from pipeline.publish.previous import PreviousRelease
 from pipeline.reports import RunReports
+from pipeline.store.ddl import MODEL_BY_TABLE
 
 
 @dataclass(frozen=True)
@@ -34,11 +37,17 @@ class Published:
     manifest: dict[str, Any]
 
 
-def damage_vs_reference(computation: DamageComputation, reference_ids: list[str]) -> pl.DataFrame:
-    """Every weapon against the reference profiles, all scenarios, ids as plain strings (the feed's slice)."""
-    slices = [computation.matrix(s.name, profile_ids=reference_ids) for s in computation.scenarios]
-    frame = pl.concat(slices) if slices else pl.DataFrame(schema=dict.fromkeys(MATRIX_COLUMNS, pl.String))
-    return frame.with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String))
+def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.DataFrame]) -> dict[str, Any]:
+    """Rows added, removed and changed per keyed table since the previous release (by key)."""
+    if previous is None:
+        return {"against": None, "tables": {}}
+    tables = {}
+    for table, frame in sorted(frames.items()):
+        model = MODEL_BY_TABLE.get(table)
+        if model is None or not model.KEY or table == "damage_matrix":
+            continue
+        tables[table] = table_changes(previous.table(table), frame, model.KEY).counts()
+    return {"against": previous.version, "tables": tables}
 
 
 def write_release(
@@ -48,17 +57,17 @@ def write_release(
     damage: DamageComputation,
     reports: RunReports,
     publication: Publication,
+    previous: PreviousRelease | None = None,
 ) -> Published:
-    """Parquet, NDJSON feed, faction documents, JSON Schemas, manifest (with the reports as given and
-    the release's place in its output folder)."""
+    """Parquet, NDJSON feed, faction documents, feed index, JSON Schemas, manifest (with the reports as given,
+    the release's place in its output folder and what changed since the previous release)."""
     write_parquet_tables(frames, release)
-    vs_reference = damage_vs_reference(damage, frames["reference_profiles"]["profile_id"].to_list())
-    write_feed(frames, vs_reference, release)
+    write_feed(frames, release)
     write_faction_documents(frames, release)
     counts = {name: frame.height for name, frame in frames.items()}
     counts["damage_matrix"] = damage.cells
-    counts["damage_vs_reference"] = vs_reference.height
-    schema_texts = write_json_schemas(release, list(counts))
+    write_feed_index(release, version, counts)
+    schema_texts = write_json_schemas(release, list(counts), {FACTION_SCHEMA: faction_document_schema()})
     manifest = build_manifest(
         version=version,
         code_version=__version__,
@@ -69,6 +78,7 @@ def write_release(
         reports=reports.as_dict(),
         release=release,
         publication=publication.as_dict(),
+        changes=change_summary(previous, frames),
     )
     write_manifest(manifest, release)
     return Published(counts, manifest)

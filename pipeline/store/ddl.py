@@ -14,6 +14,7 @@ from typing import Any, Literal, Union
 import polars as pl
 
 from schemas.dice import Dice
+from schemas.golden import DamageVsReference, IdAlias, UnitPoints, UnitProfile, UnitWeapon
 from schemas.records import (
     Ability,
     CompositionLine,
@@ -57,6 +58,9 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     Ability,
     Keyword,
     Points,
+    UnitProfile,
+    UnitWeapon,
+    UnitPoints,
     Stratagem,
     DatasheetStratagem,
     Rule,
@@ -72,6 +76,8 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     SourceCheck,
     DatasheetLoadout,
     LoadoutIssue,
+    IdAlias,
+    DamageVsReference,
     QuarantineRow,
 )
 
@@ -100,6 +106,12 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("datasheet_loadouts", "datasheet_id"): ("datasheets", "datasheet_id"),
     ("datasheet_loadouts", "weapon_id"): ("weapons", "weapon_id"),
     ("loadout_issues", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("unit_profiles", "unit_id"): ("units", "unit_id"),
+    ("unit_weapons", "unit_id"): ("units", "unit_id"),
+    ("unit_weapons", "weapon_id"): ("weapons", "weapon_id"),
+    ("unit_points", "unit_id"): ("units", "unit_id"),
+    ("damage_vs_reference", "unit_id"): ("units", "unit_id"),
+    ("damage_vs_reference", "weapon_id"): ("weapons", "weapon_id"),
 }
 
 

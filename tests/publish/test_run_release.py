@@ -185,14 +185,24 @@ def test_the_damage_matrix_is_hive_parquet_and_the_feed_has_its_reference_slice(
     assert feed["profile_id"].str.starts_with("ref:").all()
 
 
-def test_one_feed_document_per_faction_nests_its_datasheets(good_release: Published) -> None:
+def test_one_feed_document_per_faction_has_one_card_per_unit(good_release: Published) -> None:
+    """Lord Invocatus: one card, its page and Wahapedia datasheets nested; it leads the Khorne
+    Berzerkers (the Wahapedia `leaders` row, resolved to unit ids both ways)."""
     folder = good_release.release / "feed" / "factions"
     documents = {p.name: json.loads(p.read_text()) for p in folder.glob("*.json")}
-    names = {d["faction"]: sorted(s["name"] for s in d["datasheets"]) for d in documents.values()}
+    names = {d["faction"]: sorted(u["name"] for u in d["units"]) for d in documents.values()}
     assert names["Orks"] == ["Nobz", "Warboss", "Wazdakka Gutsmek"]
-    assert names["World Eaters"] == ["Khorne Berzerkers", "Lord Invocatus", "Lord Invocatus"]
-    invocatus = next(s for s in documents["world-eaters.json"]["datasheets"] if s["datasheet_id"] == "wh:000002623")
-    assert [(p["models"], p["cost"]) for p in invocatus["points"]] == [(1, 110)]
+    assert names["World Eaters"] == ["Khorne Berzerkers", "Lord Invocatus"]
+    cards = {u["unit_id"]: u for u in documents["world-eaters.json"]["units"]}
+    invocatus = cards["unit:world-eaters:lord-invocatus"]
+    assert [s["datasheet_id"] for s in invocatus["sources"]] == ["wh:000002623", "page:world-eaters:lord-invocatus"]
+    assert [(p["models"], p["cost"]) for p in invocatus["unit_points"]] == [(1, 110)]
+    assert invocatus["leads"] == ["unit:world-eaters:khorne-berzerkers"]
+    assert cards["unit:world-eaters:khorne-berzerkers"]["led_by"] == ["unit:world-eaters:lord-invocatus"]
+    assert isinstance(invocatus["provenance"], dict)
+    pistol = next(w for w in invocatus["weapons"] if w["name"] == "Bolt pistol")
+    assert set(pistol["damage_vs_reference"]) == {"charged", "cover", "default", "half_range", "stationary"}
+    assert documents["world-eaters.json"]["weapon_abilities"]["pistol"]["title"] == "Pistol"
 
 
 def test_quality_results_and_page_are_in_the_release(good_release: Published, good_run: RunResult) -> None:
@@ -231,3 +241,25 @@ def test_every_source_accounts_for_its_rows(good_release: Published) -> None:
     assert unbalanced.is_empty()
     sheets = sources.row(by_predicate=pl.col("source_id") == "wahapedia_csv:Datasheets.csv", named=True)
     assert (sheets["rows_in"], sheets["rows_curated"]) == (5, 5)
+
+
+def test_published_ids_are_plain_strings_to_every_reader(good_release: Published) -> None:
+    """The matrix holds its ids as Polars Enums in memory; in the files they are strings, so a
+    Polars join of the matrix to `weapons` works (it failed on an Enum), and pyarrow and DuckDB agree."""
+    import pyarrow.parquet as pq
+
+    release = good_release.release
+    matrix = pl.read_parquet(release / "damage_matrix" / "**" / "*.parquet", hive_partitioning=True)
+    weapons = pl.read_parquet(release / "weapons.parquet")
+    assert matrix.schema["weapon_id"] == pl.String() and matrix.schema["profile_id"] == pl.String()
+    assert matrix.join(weapons, on="weapon_id", how="inner").height == matrix.height
+    vs_reference = pl.read_parquet(release / "damage_vs_reference.parquet")
+    assert vs_reference.join(weapons, on="weapon_id", how="anti").is_empty()
+    part = next((release / "damage_matrix").glob("*/part-0.parquet"))
+    assert str(pq.read_schema(part).field("weapon_id").type) == "string"
+    con = duckdb.connect()
+    try:
+        (kind,) = con.execute("SELECT typeof(weapon_id) FROM read_parquet(?) LIMIT 1", [str(part)]).fetchone() or ("",)
+    finally:
+        con.close()
+    assert kind == "VARCHAR"
