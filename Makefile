@@ -9,6 +9,9 @@ REF    ?= main
 LOCKS  := requirements.lock requirements-dev.lock
 # `make lock` keeps the current pins where pyproject allows them; `make lock LOCK_ARGS=--upgrade` takes the newest.
 LOCK_ARGS ?=
+# Test processes (pytest-xdist); tests of one module share a worker and its fixtures. 0 runs in-process.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope
 LOCK_FLAGS := --python-version 3.11 --universal --generate-hashes --custom-compile-command "make lock" $(LOCK_ARGS)
 
 .DEFAULT_GOAL := help
@@ -35,11 +38,11 @@ lock: $(STAMP) ## Regenerate the hashed locks from pyproject (uv): requirements.
 run: $(STAMP) ## Run the whole pipeline on raw/ and publish to curated/
 	$(BIN)/dataslate run
 
-test: $(STAMP) ## Run every test (needs ../shared/data or DATASLATE_DATA)
-	$(BIN)/pytest -q
+test: $(STAMP) ## Run every test on TEST_WORKERS processes (needs ../shared/data or DATASLATE_DATA)
+	$(PYTEST)
 
 test-fast: $(STAMP) ## The inner loop: every test but the whole-corpus ones (-m "not slow")
-	$(BIN)/pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 lint: $(STAMP) ## ruff check, ruff format --check, mypy (strict on pipeline/ schemas/, relaxed on tests/ bench/)
 	$(BIN)/ruff check .
