@@ -84,7 +84,7 @@ BSDATA_REDIRECT_ORIGINS: tuple[str, ...] = ("https://codeload.github.com",)
 #: A datasheet's date is, in this order: SOURCE_DATES[its source_id]; its own `source_date` (Wahapedia:
 #: the errata date of its publication in Source.csv); its Source record's `source_date` (Wahapedia: the
 #: newest errata date of the export); SOURCE_DATES[its format]; else unknown, which ranks lowest.
-#: bsdata: the June 2026 snapshot named in ../shared/data/README.md (the catalogues carry no date).
+#: bsdata: the June 2026 snapshot the data folder's README names (the catalogues carry no date).
 #: wahapedia_csv: the July 2025 snapshot (newest errata date in Source.csv), used if the parser gives none.
 #: page_export: the page text carries no date, so it is unknown unless configured here.
 SOURCE_DATES: dict[str, str | None] = {

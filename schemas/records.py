@@ -1,7 +1,7 @@
 """The record contract: one Pydantic model per published table.
 
 Every source parser yields these records, every later stage reads them; the
-published table and column names (`../shared/design/DATASET_CONTRACT.md`) are the
+published table and column names (docs/dataset.md) are the
 models' `TABLE` and field names. Validation here is the row-level gate: a row that
 does not fit (T = 0, AP +1, a skill of 7) fails here and goes to quarantine.
 """

@@ -1,17 +1,5 @@
-"""Exact per-attack damage expectations over the Damage dice distribution.
-
-`damage` only needs the mean of the Damage dice, but two rules are not linear in
-it, so the engine cannot use the mean alone:
-
-- damage reduction is applied per roll, to a minimum of 1: E[max(1, D - r)] is
-  not max(1, E[D] - r) (D3 with -1 averages 4/3, not 1);
-- `damage_capped` caps each attack's damage at the model's Wounds after Feel No
-  Pain has been rolled point by point, i.e. E[min(Binomial(D_eff, p_lose), W)].
-
-The number of distinct (Damage dice, Melta dice) pairs and of distinct (damage
-reduction, FNP, Wounds) triples is small (tens and hundreds), so this module
-computes a dense table of the three expectations with a few numpy matrix
-products; the engine joins it onto the cross product by an integer key.
+"""Exact per-attack expectations over the Damage dice distribution: damage reduction per roll and the
+Wounds cap after Feel No Pain are not linear in the mean (docs/damage.md#how-it-is-computed).
 """
 
 from __future__ import annotations

@@ -1,15 +1,5 @@
-"""Weapon profiles with the scenario folded in: what a weapon *is* in a situation.
-
-Most scenarios change nothing for most weapons (only Heavy weapons care about
-`stationary`, only ranged ones about `cover`), so the engine computes each
-distinct (weapon, scenario) effect once: the scenario flags become weapon columns
-(attacks with Rapid Fire, a hit bonus, a wound bonus, active Melta dice, cover,
-visibility) and equal rows across scenarios share one effective profile.
-
-Weapons are also split in two groups by what they read from the target: `plain`
-weapons (no Blast, no Anti) only need the base defensive key, `special` ones the
-full key (Blast bonus, Anti keywords). Each group is crossed with its own
-distinct targets, which keeps the cross product small.
+"""Weapon profiles with each scenario folded in, split into plain and Blast/Anti groups
+(docs/damage.md#how-it-is-computed).
 """
 
 from __future__ import annotations

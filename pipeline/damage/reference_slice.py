@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import polars as pl
 
 from pipeline.damage.matrix import DamageComputation
-from pipeline.store.ddl import table_schema
+from pipeline.frame_types import table_schema
 from schemas.golden import DamageVsReference
 
 

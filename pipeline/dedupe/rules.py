@@ -1,26 +1,4 @@
-"""Rule blocks from all inputs -> distinct rules, their occurrences, and variants.
-
-Every page export repeats the same glossary (core rules, weapon abilities, stratagem
-texts), sometimes twice on one page, sometimes with one sentence more. Dedupe keeps each
-distinct text once and records where it appeared.
-
-Identity: two blocks are the same rule when their title (case-folded), body, bullet
-summary and examples are equal after normalising whitespace (runs of spaces and line
-breaks -> one space) and typographic quotes (‘’“” -> '"). `rule_id` is
-`rule:<content_hash>`, so the same text gets the same id run after run.
-
-Variants: distinct rules whose titles are equal case-insensitively (after the same
-normalisation). One of them is canonical (`variant_of` NULL), the others point at it.
-The canonical rule is the one seen most often (most occurrences across all inputs);
-ties go to the longest body (the fuller text), then to the smallest content hash (an
-arbitrary but stable choice). E.g. Normal Moves appears twice without and once with
-"A unit cannot make more than one Normal move per phase.": the shorter text, seen twice,
-is canonical. Note a stratagem of the same name from another detachment (Boarding
-Actions COMMAND RE-ROLL vs Core COMMAND RE-ROLL) is a variant by this rule.
-
-The stored title/body/summary/examples of a rule are those of its earliest occurrence
-(smallest source_id, then line), so the output does not depend on input order.
-"""
+"""Rule blocks -> distinct rules, their occurrences and variants (docs/dedupe.md#rule-blocks)."""
 
 from __future__ import annotations
 

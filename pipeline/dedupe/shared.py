@@ -1,14 +1,5 @@
-"""Collapse records whose ids do not depend on the input file.
-
-Page exports give stratagems (`strat:<detachment>:<name>`) and detachment abilities
-(`detachment_ability:<faction>:<name>`) ids derived from their content, not from the page,
-so the core stratagems every page repeats arrive once per page under one id. Before the
-store (one row per primary key) they are merged here:
-- the first record in input order is kept (its `source_id`/`line` tell where it was first seen);
-- its NULL fields are filled from later copies (a page without the glossary block of a
-  stratagem still lists it);
-- a field where two copies hold different non-NULL values keeps the first value and is
-  reported as a conflict.
+"""Merge page-export records whose content-derived ids repeat across pages: first kept, NULLs filled,
+disagreements reported (docs/dedupe.md#shared-id-merges).
 """
 
 from __future__ import annotations

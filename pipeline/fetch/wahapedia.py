@@ -1,16 +1,5 @@
-"""`fetch_wahapedia`: download the Wahapedia export's known files into a folder.
-
-Polite by construction: only the files the project knows (`config.WAHAPEDIA_FILES`),
-one request at a time with an optional pause between files, a User-Agent that
-says who is asking, conditional requests so an unchanged file costs a 304.
-Bounded: limits and rules of `pipeline.fetch.http`, and a body replaces the local
-copy only if it looks like that table (`wahapedia_check`); see docs/fetch.md.
-
-Failure policy: a file that cannot be fetched is reported in `FetchReport.failed`
-(its previous local copy, if any, is kept untouched) and the other files still
-proceed; `fetch_wahapedia` itself raises `FetchError` only for a call it cannot
-start (a file name outside the known list, a target folder it cannot create).
-Callers decide whether a partial fetch is an error (`report.ok`).
+"""`fetch_wahapedia`: download the Wahapedia export's known files, politely and within bounds; a failed file
+keeps its previous copy and is reported (docs/fetch.md).
 """
 
 from __future__ import annotations

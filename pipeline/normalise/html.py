@@ -1,16 +1,4 @@
-"""HTML fields -> plain text, and a sanitised minimal-HTML copy.
-
-Wahapedia stores rule text as the HTML the website renders: links, keyword
-spans (`<span class="kwb">`), tooltip wrappers, `<br>`, `<ul><li>`, tables. The
-published dataset carries plain text (keywords upper-cased as printed on the
-cards, links reduced to their words, line breaks and bullets kept) and, where
-structure matters, HTML restricted to an allow-list with no attributes at all, so
-nothing executable (scripts, event handlers, `javascript:` links) can survive.
-
-Parsing uses lxml's HTML parser directly: it is the parser bs4 would delegate to,
-and walking its tree is ~20x faster than building a BeautifulSoup tree, which
-matters for the ~15k HTML cells of one export (see the issue's 10 s budget).
-"""
+"""HTML fields -> plain text, and a copy restricted to an attribute-free allow-list (lxml; docs/sources.md)."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 import polars as pl
 
+from pipeline.frame_types import table_schema
 from pipeline.publish.previous import PreviousRelease
-from pipeline.store.ddl import table_schema
 from schemas.golden import IdAlias
 
 RENAMED = "unit id changed: its datasheets belong to this unit now"

@@ -1,14 +1,5 @@
-"""The data a suite checks: its table (plus derived columns) from DuckDB, as a DataFrame.
-
-GX validates pandas DataFrames here (its SQL datasource over duckdb-engine returns
-empty results). A run may lack tables (a seeds-only run has no stratagems): an
-absent table is replaced, inside the query only, by an empty stand-in with the
-published columns, so every suite and every derived column still runs, and a
-check that needs rows (e.g. "each source format gave datasheets") fails as it should.
-
-A table too large for pandas (`damage_matrix`, up to ~200 M rows) is never loaded:
-its suite names a summary query that DuckDB runs over the whole table, and GX
-checks that small result (see expectations/README.md).
+"""The data a suite checks, from DuckDB as a pandas DataFrame; absent tables as empty stand-ins, the damage
+matrix as a summary query (docs/quality.md#how-a-table-is-fetched).
 """
 
 from __future__ import annotations
@@ -20,8 +11,9 @@ import duckdb
 import polars as pl
 from polars.datatypes import DataTypeClass
 
+from pipeline.frame_types import table_schema
 from pipeline.quality.suites import SuiteSpec
-from pipeline.store.ddl import MODEL_BY_TABLE, table_schema
+from pipeline.store.ddl import MODEL_BY_TABLE
 
 TableStatus = Literal["ok", "empty", "absent"]
 

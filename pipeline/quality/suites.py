@@ -1,19 +1,5 @@
-"""The quality suites: one JSON file per published table in `expectations/`.
-
-Each file is a Great Expectations 1.x ExpectationSuite document (`name`,
-`expectations` of `{type, kwargs, meta}`, `meta`), readable and diffable, with
-two conventions of ours:
-
-- every expectation's `meta.severity` is `critical` (the release is not published)
-  or `warning` (published, and reported); `meta.notes` says why the rule exists;
-- the suite's `meta.derived_columns` maps a column name to a DuckDB SQL expression
-  computed next to the table's own columns (the table is aliased `t`). This is how
-  checks across tables are written: e.g. `orphan_datasheet_id` is the weapon's
-  `datasheet_id` when no datasheet has it, and the expectation is that the column is
-  null. GX then reports the offending values, and the whole check stays in the suite.
-
-Loading needs no GX import (GX takes seconds to import): the runner turns these
-specs into GX objects only inside the quality stage.
+"""The quality suites: one GX 1.x ExpectationSuite JSON per table in `expectations/`, with our severities and
+derived columns (docs/quality.md#suites). Loading them needs no GX import.
 """
 
 from __future__ import annotations

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pipeline.reconcile.keys import fold
-
-if TYPE_CHECKING:
-    from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 
 
 def _home(copy: Member, candidates: Sequence[Member]) -> Member | None:

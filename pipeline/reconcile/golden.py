@@ -16,7 +16,7 @@ from pipeline.reconcile.golden_profiles import ProfileSet, fills, model_conflict
 from pipeline.reconcile.golden_weapons import unit_weapons
 from pipeline.reconcile.keys import display_name
 from pipeline.reconcile.matching import ResolvedUnit
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 from pipeline.reconcile.precedence import Choice, Offer, choose, choose_paired
 from pipeline.reconcile.profiles import STAT_FIELDS, profile_clusters, render, stat_choices
 from pipeline.reconcile.roles import role_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 from pipeline.reconcile.precedence import Offer, choose
 from pipeline.reconcile.profiles import render
 from schemas.golden import UnitPoints, UnitProfile

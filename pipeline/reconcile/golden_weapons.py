@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.reconcile.keys import display_name, weapon_words
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 from pipeline.reconcile.names import Cluster, Item
 from pipeline.reconcile.precedence import Choice, Offer, whole_row_reason
 from pipeline.reconcile.profiles import render

@@ -17,7 +17,7 @@ from difflib import SequenceMatcher
 
 from pipeline.ids import slug
 from pipeline.reconcile.keys import singular_key
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 
 #: (faction key, name key, legend tag or "")
 GroupKey = tuple[str, str, str]

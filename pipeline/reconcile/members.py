@@ -4,59 +4,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TypeVar
 
 from pipeline.dataset import Dataset
 from pipeline.reconcile.copies import find_copies
 from pipeline.reconcile.factions import Filed, own_keys, parent_factions
-from pipeline.reconcile.keys import faction_key, fold, legend_tag, name_key, singular_key
-from pipeline.reconcile.precedence import Dating, date_of, precedence_key, source_format
+from pipeline.reconcile.keys import faction_key, fold, legend_tag, name_key
+from pipeline.reconcile.member import Member
+from pipeline.reconcile.precedence import date_of
 from schemas.records import Datasheet, Keyword, ModelProfile, Points, Record, Source, Weapon
 
 R = TypeVar("R", bound=Record)
-
-
-@dataclass
-class Member:
-    """One datasheet as reconciliation sees it."""
-
-    sheet: Datasheet
-    dating: Dating
-    name_key: str
-    faction_keys: tuple[str, ...]
-    profiles: list[ModelProfile] = field(default_factory=list)
-    weapons: list[Weapon] = field(default_factory=list)
-    points: list[Points] = field(default_factory=list)
-    #: `Legends` / `Crucible` for a datasheet that is not current (keys.legend_tag), else None.
-    legend: str | None = None
-    #: Faction keys of the datasheet's faction keywords (folded, aliased).
-    keyword_keys: frozenset[str] = frozenset()
-    #: The faction keywords themselves, folded but not aliased (`blood angels`, `adeptus astartes`).
-    faction_keywords: frozenset[str] = frozenset()
-    #: Every keyword of the datasheet, upper case.
-    keywords: frozenset[str] = frozenset()
-    #: datasheet_id of the home datasheet this one is a copy of (its weapons are the home's).
-    copy_of: str | None = None
-
-    @property
-    def datasheet_id(self) -> str:
-        return self.sheet.datasheet_id
-
-    @property
-    def fmt(self) -> str:
-        return source_format(self.sheet.source_id)
-
-    @property
-    def singular(self) -> str:
-        return singular_key(self.name_key)
-
-    def precedence(self) -> tuple[int, str, str]:
-        return precedence_key(self.dating, self.datasheet_id)
-
-    def cheapest(self) -> Points | None:
-        """The cheapest points option (fewest models on a tie)."""
-        return min(self.points, key=lambda p: (p.cost, p.models), default=None)
 
 
 def _by_datasheet(records: Iterable[R]) -> dict[str, list[R]]:

@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from typing import Generic, TypeVar
 
 from pipeline.reconcile.keys import name_key, singular_key
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 
 T = TypeVar("T")
 Words = tuple[str, ...]

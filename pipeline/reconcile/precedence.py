@@ -1,16 +1,5 @@
-"""Which source wins a field: the freshest one that has a value.
-
-Sources disagree because they were updated at different times, so the most
-recent one is the best guess of the current rules. How a datasheet's date is
-known (first that applies):
-
-1. `config.SOURCE_DATES[source_id]` — a date configured for that one input file;
-2. the datasheet's own `source_date` — Wahapedia: errata date of its publication (Source.csv);
-3. its `Source` record's `source_date` — Wahapedia: newest errata date in the export;
-4. `config.SOURCE_DATES[format]` — BSData: the June 2026 snapshot date from the data README;
-5. otherwise unknown: page exports carry no date, so they rank below every dated source.
-
-Equal dates fall back to the datasheet id, so the order is always the same.
+"""Which source wins a field: the freshest one that has a value; dates and tie-breaks in
+docs/reconcile.md#precedence-the-freshest-source-wins.
 """
 
 from __future__ import annotations

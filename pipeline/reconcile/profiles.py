@@ -15,7 +15,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from pipeline.reconcile.keys import name_key, singular_key
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 from pipeline.reconcile.names import SPELLING_RATIO, Cluster, Item
 from pipeline.reconcile.precedence import Choice, Offer, choose, choose_paired
 from schemas.records import ModelProfile

@@ -15,7 +15,7 @@ from typing import Any
 
 from pipeline.reconcile.keys import LEGEND_TAGS, singular_key
 from pipeline.reconcile.matching import ResolvedUnit
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 
 #: The other source covers a faction when it holds at least this share of this source's datasheets of it.
 COVERAGE_SHARE = 0.5

@@ -17,7 +17,8 @@ from pipeline.reconcile.factions import catalogue_display, display_names
 from pipeline.reconcile.golden import UnitContext, UnitOutcome, reconcile_unit
 from pipeline.reconcile.keys import catalogue_faction, faction_aliases, faction_key
 from pipeline.reconcile.matching import ResolvedUnit, resolve_units
-from pipeline.reconcile.members import Member, gather_members
+from pipeline.reconcile.member import Member
+from pipeline.reconcile.members import gather_members
 from pipeline.reconcile.report import ReconcileReport, build_report
 from pipeline.reconcile.stratagems import StratagemMerge, merge_stratagems
 from pipeline.runtime import cyclic_gc_paused

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.reconcile.keys import weapon_words
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 from pipeline.reconcile.names import Cluster, Item, cluster_items
 from pipeline.reconcile.precedence import Choice, Offer, choose
 from pipeline.reconcile.profiles import render

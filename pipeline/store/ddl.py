@@ -7,13 +7,12 @@ foreign keys are declared here.
 
 from __future__ import annotations
 
-import types
 import typing
-from typing import Any, Literal, Union
+from typing import Any
 
 import polars as pl
 
-from schemas.dice import Dice
+from pipeline.frame_types import table_schema
 from schemas.golden import DamageVsReference, IdAlias, UnitPoints, UnitProfile, UnitWeapon
 from schemas.records import (
     Ability,
@@ -113,42 +112,6 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("damage_vs_reference", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "weapon_id"): ("weapons", "weapon_id"),
 }
-
-
-def _unwrap_optional(annotation: Any) -> Any:
-    if typing.get_origin(annotation) in (Union, types.UnionType):
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return args[0] if len(args) == 1 else str
-    return annotation
-
-
-def polars_type(annotation: Any) -> pl.DataType:
-    """Polars dtype of a model field annotation (dice and literals are text)."""
-    annotation = _unwrap_optional(annotation)
-    origin = typing.get_origin(annotation)
-    if origin is list:
-        return pl.List(polars_type(typing.get_args(annotation)[0]))
-    if origin is dict:
-        return pl.String()
-    if origin is Literal or origin is typing.Annotated:
-        return pl.String()
-    simple: dict[Any, pl.DataType] = {
-        str: pl.String(),
-        int: pl.Int64(),
-        float: pl.Float64(),
-        bool: pl.Boolean(),
-        Dice: pl.String(),
-    }
-    return simple.get(annotation, pl.String())
-
-
-def table_schema(model: type[Record]) -> dict[str, pl.DataType]:
-    """Published columns of a table and their Polars types, in a fixed order."""
-    schema = {name: polars_type(field.annotation) for name, field in model.model_fields.items() if not field.exclude}
-    schema.update({name: polars_type(kind) for name, kind in model.EXTRA_COLUMNS.items()})
-    provenance = [c for c in ("source_id", "line") if c not in model.KEY]
-    ordered = [c for c in schema if c not in provenance] + provenance
-    return {c: schema[c] for c in ordered}
 
 
 def not_null_columns(model: type[Record]) -> set[str]:

@@ -14,9 +14,10 @@ from typing import Any
 import polars as pl
 
 from pipeline.dataset import Dataset
+from pipeline.frame_types import table_schema
 from pipeline.normalise.markup import strip_markup_columns, strip_markup_deep
 from pipeline.sources.accounting import clip
-from pipeline.store.ddl import FOREIGN_KEYS, MODEL_BY_TABLE, TABLE_MODELS, table_schema
+from pipeline.store.ddl import FOREIGN_KEYS, MODEL_BY_TABLE, TABLE_MODELS
 from schemas.records import QuarantineRow, Record, Weapon, WeaponAbilityRow
 
 PROVENANCE = ("source_id", "line")

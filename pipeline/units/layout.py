@@ -1,16 +1,5 @@
-"""The target unit's state space, laid out as a flat index.
-
-Because a wounded model always takes the next attack and excess damage is lost,
-at most one model of a line of models is wounded at any time, and the state of
-the line is one number: the wounds it has lost, counting a dead model as all its
-wounds. State `s` of a line with models m1, m2, ... is "the models whose wounds
-add up to <= s are dead, the next one has lost the rest". A line of total wounds
-T has T + 1 states (T: wiped).
-
-- 1-D layout (any unit, when no attack can pick the Leader): one line, the
-  Bodyguard's models then the Leader's; flat index = wounds lost.
-- 2-D layout (an Attached unit against Precision attacks): a Bodyguard line and
-  a Leader line; flat index = body_state * leader_stride + leader_state.
+"""The target unit's state space as a flat index: one line of wounds lost, or Bodyguard x Leader lines when
+Precision can pick the Leader (docs/units.md).
 """
 
 from __future__ import annotations

@@ -1,16 +1,4 @@
-"""Dedupe keys: what a matchup's distribution depends on, and nothing else.
-
-- Defence signature (`defence_signature`): the target with every field the
-  distribution cannot read blanked: per group count, Wounds, Save, Toughness (for
-  the unit's Toughness), the invulnerable save of the phase, FNP, damage
-  reduction, halve damage; the Bodyguard / Leader split; the unit's keywords
-  that some attacking weapon has Anti for; Stealth in the shooting phase only.
-  Not in it: names, CHARACTER flags (the order is given), points (applied after,
-  from the expected models slain per group).
-- Attack signature (`attack_signature`): the phase and the resolved steps (weapon
-  profile without its id, uses) in resolution order; for a side with a choice of
-  weapons (resolved per target) the entries themselves. Not in it: names, points.
-"""
+"""Dedupe keys: what a matchup's distribution depends on, and nothing else (docs/units.md)."""
 
 from __future__ import annotations
 

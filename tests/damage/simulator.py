@@ -1,6 +1,6 @@
 """Monte Carlo simulator of the attack sequence, dice rolled one by one.
 
-Written from the rules text (core rules in ../shared/seeds, DAMAGE_RULES.md), not
+Written from the rules text (the core rules and docs/damage.md), not
 from the engine's formulas: each attack rolls its hit die, each hit its wound
 die (re-rolled once on a failure with Twin-linked), each wound its save or its
 Devastating Wounds mortal wounds, each unsaved wound its Damage dice, and each

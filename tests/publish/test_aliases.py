@@ -6,10 +6,10 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline.frame_types import table_schema
 from pipeline.publish.aliases import RENAMED, SPLIT, with_id_aliases
 from pipeline.publish.outdir import ReleaseInfo
 from pipeline.publish.previous import PreviousRelease
-from pipeline.store.ddl import table_schema
 from schemas.golden import IdAlias
 
 OLD, NEW = "v000000000001", "v000000000002"

@@ -8,9 +8,10 @@ import duckdb
 import pytest
 
 from pipeline import config
+from pipeline.frame_types import table_schema
 from pipeline.quality.batches import Batch, existing_tables, fetch_batch
 from pipeline.quality.suites import load_suites
-from pipeline.store.ddl import MODEL_BY_TABLE, table_schema
+from pipeline.store.ddl import MODEL_BY_TABLE
 from tests.quality.conftest import WARBOSS, WAZDAKKA, break_copy
 
 SUITES = {s.table: s for s in load_suites()}

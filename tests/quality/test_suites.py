@@ -10,9 +10,10 @@ import duckdb
 import pytest
 
 from pipeline import config
+from pipeline.frame_types import table_schema
 from pipeline.quality.batches import summary_query
 from pipeline.quality.suites import SuiteFormatError, SuiteSpec, list_expectations, load_suite, load_suites
-from pipeline.store.ddl import MODEL_BY_TABLE, TABLE_MODELS, table_schema
+from pipeline.store.ddl import MODEL_BY_TABLE, TABLE_MODELS
 from schemas.dice import DICE_PATTERN, parse_dice
 
 SUITES = load_suites()

@@ -9,7 +9,8 @@ from pipeline.ids import slug
 from pipeline.reconcile.golden import UnitContext, UnitOutcome, reconcile_unit
 from pipeline.reconcile.keys import faction_aliases
 from pipeline.reconcile.matching import resolve_units
-from pipeline.reconcile.members import Member, gather_members
+from pipeline.reconcile.member import Member
+from pipeline.reconcile.members import gather_members
 from schemas.records import Datasheet, Keyword, ModelProfile, Points, Record, Weapon
 
 DEFAULT_SOURCE = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pipeline.reconcile.composition import parse_lines
 from pipeline.reconcile.golden import UnitContext, reconcile_unit
 from pipeline.reconcile.matching import resolve_units
-from pipeline.reconcile.members import Member
+from pipeline.reconcile.member import Member
 from schemas.records import Record, SourceConflict
 from tests.reconcile.builders import golden_of, keywords, members, points, profile, sheet, statline, weapon
 
