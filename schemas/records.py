@@ -16,6 +16,8 @@ from schemas.dice import Dice, DiceField
 from schemas.weapon_abilities import WeaponAbility
 
 SourceFormat = Literal["page_export", "wahapedia_csv", "bsdata", "reference"]
+#: `unit:<faction>:<name>[-legends|-crucible]`, slugs only (docs/ids.md#unit-ids).
+UNIT_ID_PATTERN = r"^unit:[a-z0-9-]+:[a-z0-9-]+$"
 WeaponKind = Literal["ranged", "melee"]
 InvulnCondition = Literal["ranged", "melee"]
 UNLOCKED_BY = "The option(s) whose selection shows this (hidden until chosen); NULL: always shown."
@@ -74,6 +76,9 @@ class Datasheet(Record):
     leader_text: str | None = None
     source_book: str | None = Field(default=None, description="Publication the datasheet is from.")
     source_date: str | None = Field(default=None, description="ISO date of that publication's errata.")
+    copy_of: str | None = Field(
+        default=None, description="datasheet_id of the home datasheet this one republishes for its faction (reconcile)."
+    )
 
 
 class DefensiveProfile(Record):
@@ -130,7 +135,7 @@ class ReferenceProfile(DefensiveProfile):
 
 class Weapon(Record):
     TABLE = "weapons"
-    KEY = ("weapon_id",)
+    KEY: ClassVar[tuple[str, ...]] = ("weapon_id",)
 
     weapon_id: str
     datasheet_id: str
@@ -223,11 +228,14 @@ class Stratagem(Record):
     TABLE = "stratagems"
     KEY = ("stratagem_id",)
 
-    stratagem_id: str
+    stratagem_id: str = Field(description="`strat:<detachment>:<name>`, one per distinct stratagem (docs/ids.md).")
     name: str = Field(min_length=1)
     cp: int | None = Field(default=None, ge=0, le=5)
-    detachment: str | None = None
-    type: str | None = None
+    detachment: str | None = Field(default=None, description="Detachment; `Core` for core stratagems.")
+    type: str | None = Field(default=None, description="`Battle Tactic`, `Strategic Ploy`, `Epic Deed`, `Wargear`.")
+    type_source: str | None = Field(default=None, description="The type as the chosen source writes it.")
+    sources: list[str] = Field(default_factory=list, description="source_ids holding the stratagem.")
+    provenance: dict[str, str] = Field(default_factory=dict, description="field -> 'source_id (why that source)'.")
     when: str | None = None
     target: str | None = None
     effect: str | None = None
@@ -386,19 +394,28 @@ class Unit(Record):
     TABLE = "units"
     KEY = ("unit_id",)
 
-    unit_id: str
-    faction: str
-    name: str
+    unit_id: str = Field(pattern=UNIT_ID_PATTERN, description="The unit across sources (docs/ids.md#unit-ids).")
+    faction: str = Field(description="Display name of the faction the unit is filed under.")
+    name: str = Field(description="Normalised display name (docs/reconcile.md#display-names).")
+    legend: bool = Field(default=False, description="A Legends (or Crucible) datasheet, not a current one.")
+    legend_tag: str | None = Field(default=None, description="`Legends` or `Crucible` when `legend`.")
+    role: str | None = Field(default=None, description="Battlefield role, one vocabulary (docs/reconcile.md#roles).")
+    role_source: str | None = Field(default=None, description="The role as the source that gave `role` labels it.")
+    home_unit_id: str | None = Field(
+        default=None, description="For a faction's copy of another faction's datasheet: the unit of the home datasheet."
+    )
     datasheet_ids: list[str] = Field(default_factory=list, description="Datasheets of the unit, by precedence.")
     sources: list[str] = Field(default_factory=list, description="source_ids of those datasheets.")
-    movement: int | None = None
-    toughness: int | None = None
-    save: int | None = None
-    invuln: int | None = None
-    invuln_condition: InvulnCondition | None = None
-    wounds: int | None = None
-    leadership: int | None = None
-    oc: int | None = None
+    movement: int | None = Field(default=None, description="Main model's Move, inches.")
+    toughness: int | None = Field(default=None, description="Main model's Toughness.")
+    save: int | None = Field(default=None, description="Main model's Save (3 means 3+).")
+    invuln: int | None = Field(default=None, description="Main model's invulnerable save.")
+    invuln_condition: InvulnCondition | None = Field(
+        default=None, description="`ranged`/`melee` when it applies to one."
+    )
+    wounds: int | None = Field(default=None, description="Main model's Wounds.")
+    leadership: int | None = Field(default=None, description="Main model's Leadership (6 means 6+).")
+    oc: int | None = Field(default=None, description="Main model's Objective Control.")
     points: int | None = Field(default=None, description="Cost of the cheapest points option.")
     points_models: int | None = Field(default=None, description="Models in that option.")
     provenance: dict[str, str] = Field(default_factory=dict, description="field -> 'source_id (why that source)'.")
@@ -425,7 +442,7 @@ class DamageCell(Record):
     """One (weapon, target profile, scenario) cell of the expected-damage matrix."""
 
     TABLE = "damage_matrix"
-    KEY = ("weapon_id", "profile_id", "scenario")
+    KEY: ClassVar[tuple[str, ...]] = ("weapon_id", "profile_id", "scenario")
 
     weapon_id: str
     profile_id: str

@@ -1,23 +1,38 @@
-"""The golden record of one unit, its source conflicts, and the statlines it lends.
+"""The golden record of one unit — `units`, `unit_profiles`, `unit_weapons`, `unit_points` — its
+source conflicts, and the statlines it lends.
 
-Every field comes from the freshest source that has a value (precedence.py);
-`provenance` says which source and why. Wherever matched sources hold different
-values — statline, points, a matched weapon's characteristics — a
-`SourceConflict` lists every source's value, the chosen one and the reason.
+Every field comes from the freshest source that has a value (precedence.py); `provenance`
+says which source and why. Rules: docs/reconcile.md#golden-records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pipeline.reconcile.composition import Counted
+from pipeline.reconcile.golden_points import unit_points
+from pipeline.reconcile.golden_profiles import ProfileSet, fills, model_conflict_fields, unit_profiles
+from pipeline.reconcile.golden_weapons import unit_weapons
 from pipeline.reconcile.keys import display_name
+from pipeline.reconcile.matching import ResolvedUnit
 from pipeline.reconcile.members import Member
-from pipeline.reconcile.names import Cluster
 from pipeline.reconcile.precedence import Choice, Offer, choose, choose_paired
 from pipeline.reconcile.profiles import STAT_FIELDS, profile_clusters, render, stat_choices
-from pipeline.reconcile.weapons import weapon_choices, weapon_clusters, weapon_labels
+from pipeline.reconcile.roles import role_of
+from schemas.golden import UnitPoints, UnitProfile, UnitWeapon
 from schemas.records import ModelProfile, SourceConflict, Unit
+
+
+@dataclass(frozen=True)
+class UnitContext:
+    """What a unit's golden record needs from outside the unit."""
+
+    faction_names: Mapping[str, str]
+    #: datasheet_id of a home datasheet -> its unit_id (for copies).
+    unit_of: Mapping[str, str] = field(default_factory=dict)
+    #: datasheet_id -> its parsed unit composition lines.
+    composition: Mapping[str, Sequence[Counted]] = field(default_factory=dict)
 
 
 @dataclass
@@ -25,20 +40,26 @@ class UnitOutcome:
     """What reconciling one unit produces."""
 
     unit: Unit
+    profiles: list[UnitProfile] = field(default_factory=list)
+    weapons: list[UnitWeapon] = field(default_factory=list)
+    points: list[UnitPoints] = field(default_factory=list)
     conflicts: list[SourceConflict] = field(default_factory=list)
     #: id() of a ModelProfile without a statline -> its copy with stats filled in.
     filled: dict[int, ModelProfile] = field(default_factory=dict)
 
 
-def _identity(members: Sequence[Member], unit_faction_key: str) -> dict[str, Choice]:
-    """Name and faction of the freshest datasheet (faction: one filed under the unit's faction)."""
+def _identity(resolved: ResolvedUnit, context: UnitContext) -> dict[str, Choice]:
+    """Name of the freshest datasheet; faction, legend status and role."""
+    members = resolved.members
     lead = members[0]
-    home = next((m for m in members if m.faction_keys[0] == unit_faction_key), lead)
     why = "freshest source" if len(members) > 1 else "only source"
-    home_why = "freshest source filed under the unit's faction" if len(members) > 1 else "only source"
+    faction = context.faction_names.get(resolved.faction_key, lead.sheet.faction)
+    roles = [Offer(m.sheet.source_id, m.dating, role_of(m.sheet.role, m.keywords), m.datasheet_id, m.sheet.role)
+             for m in members]  # fmt: skip
     return {
         "name": Choice(display_name(lead.sheet.name), lead.sheet.source_id, why, {}),
-        "faction": Choice(home.sheet.faction, home.sheet.source_id, home_why, {}),
+        "faction": Choice(faction, lead.sheet.source_id, "the faction the unit is filed under", {}),
+        "role": choose(roles),
     }
 
 
@@ -70,76 +91,61 @@ def _conflict(unit_id: str, name: str, choice: Choice) -> SourceConflict:
     )
 
 
-def _unit_record(unit_id: str, members: Sequence[Member], choices: dict[str, Choice]) -> Unit:
-    values = {name: c.typed if name not in ("name", "faction") else c.value for name, c in choices.items()}
+def _home_unit(resolved: ResolvedUnit, context: UnitContext) -> str | None:
+    homes = {context.unit_of.get(m.copy_of) for m in resolved.members if m.copy_of}
+    homes.discard(None)
+    homes.discard(resolved.unit_id)
+    return sorted(h for h in homes if h)[0] if homes else None
+
+
+def _unit_record(resolved: ResolvedUnit, choices: dict[str, Choice], context: UnitContext) -> Unit:
+    stats = {name: choices[name].typed for name in (*STAT_FIELDS, "invuln_condition", "points", "points_models")}
+    role = choices["role"]
     return Unit(
-        unit_id=unit_id,
-        faction=values.pop("faction"),
-        name=values.pop("name"),
-        datasheet_ids=[m.datasheet_id for m in members],
-        sources=list(dict.fromkeys(m.sheet.source_id for m in members)),
+        unit_id=resolved.unit_id,
+        faction=choices["faction"].value,
+        name=choices["name"].value,
+        legend=resolved.legend is not None,
+        legend_tag=resolved.legend,
+        role=role.value,
+        role_source=role.typed,
+        home_unit_id=_home_unit(resolved, context),
+        datasheet_ids=[m.datasheet_id for m in resolved.members],
+        sources=list(dict.fromkeys(m.sheet.source_id for m in resolved.members)),
         provenance={name: c.provenance for name, c in sorted(choices.items()) if c.source is not None},
-        **values,
+        **stats,
     )
 
 
-def _model_conflicts(
-    unit_id: str, clusters: Sequence[Cluster[ModelProfile]], stats: Sequence[dict[str, Choice]]
-) -> list[SourceConflict]:
-    """Conflicts of the models other than the main one (`model:<name>:<stat>`)."""
-    found = []
-    for cluster, choices in zip(clusters[1:], stats[1:], strict=True):
-        found += [_conflict(unit_id, f"model:{cluster.name}:{n}", c) for n, c in choices.items() if c.conflict]
-    return found
+def _composition(members: Sequence[Member], context: UnitContext) -> list[Counted]:
+    """The first composition the unit's datasheets give (freshest first)."""
+    for member in members:
+        lines = context.composition.get(member.datasheet_id) or context.composition.get(member.copy_of or "")
+        if lines:
+            return list(lines)
+    return []
 
 
-def _weapon_conflicts(unit_id: str, members: Sequence[Member]) -> list[SourceConflict]:
-    if len(members) < 2:
-        return []
-    clusters = weapon_clusters(members)
-    found = []
-    for label, cluster in zip(weapon_labels(clusters), clusters, strict=True):
-        if len({m.datasheet_id for m, _ in cluster.entries}) > 1:
-            for name, choice in weapon_choices(cluster).items():
-                if choice.conflict:
-                    found.append(_conflict(unit_id, f"weapon:{label}:{name}", choice))
-    return found
-
-
-def _fills(clusters: Sequence[Cluster[ModelProfile]], stats: Sequence[dict[str, Choice]]) -> dict[int, ModelProfile]:
-    """Profiles without a statline, with the missing stats taken from their matched model."""
-    filled = {}
-    for cluster, choices in zip(clusters, stats, strict=True):
-        for _, item in cluster.entries:
-            if len(cluster.entries) > 1 and not item.record.has_statline:
-                filled[id(item.record)] = fill_profile(item.record, choices)
-    return filled
-
-
-def fill_profile(profile: ModelProfile, choices: dict[str, Choice]) -> ModelProfile:
-    """A copy of `profile` with its NULL stats set from the chosen values, saying from where."""
-    updates: dict[str, object] = {}
-    origin: dict[str, list[str]] = {}
-    for name in (*STAT_FIELDS, "invuln_condition"):
-        choice = choices[name]
-        if name == "invuln_condition" and "invuln" not in updates:
-            continue  # a condition belongs to the invulnerable save it came with
-        if getattr(profile, name) is None and choice.typed is not None and choice.source is not None:
-            updates[name] = choice.typed
-            origin.setdefault(choice.source, []).append(name)
-    if not updates:
-        return profile
-    updates["stats_from"] = "; ".join(f"{source}: {', '.join(names)}" for source, names in origin.items())
-    return profile.model_copy(update=updates)
-
-
-def reconcile_unit(unit_id: str, members: Sequence[Member], unit_faction_key: str) -> UnitOutcome:
-    """Golden record, conflicts and filled statlines of one unit (members freshest first)."""
+def reconcile_unit(resolved: ResolvedUnit, context: UnitContext) -> UnitOutcome:
+    """Golden rows, conflicts and filled statlines of one unit (members freshest first)."""
+    unit_id, members = resolved.unit_id, resolved.members
     clusters = profile_clusters(members)
-    stats = [stat_choices(c) for c in clusters]
-    main = stats[0] if stats else {}
+    profile_set = ProfileSet(clusters, [stat_choices(c) for c in clusters])
+    main = {
+        k: v for k, v in (profile_set.choices[0] if clusters else {}).items() if k in (*STAT_FIELDS, "invuln_condition")
+    }
+    if not main:
+        main = {k: Choice(None, None, "no source has a value", {}) for k in (*STAT_FIELDS, "invuln_condition")}
     points = _points_choices(members)
-    choices = {**_identity(members, unit_faction_key), **main, **points}
-    conflicts = [_conflict(unit_id, name, c) for name, c in {**main, **points}.items() if c.conflict]
-    conflicts += _model_conflicts(unit_id, clusters, stats) + _weapon_conflicts(unit_id, members)
-    return UnitOutcome(_unit_record(unit_id, members, choices), conflicts, _fills(clusters, stats))
+    choices = {**_identity(resolved, context), **main, **points}
+    profiles = unit_profiles(unit_id, profile_set, _composition(members, context))
+    weapons, weapon_conflicts = unit_weapons(unit_id, members)
+    found = [*model_conflict_fields(profile_set), *((k, c) for k, c in points.items() if c.conflict), *weapon_conflicts]
+    return UnitOutcome(
+        unit=_unit_record(resolved, choices, context),
+        profiles=profiles,
+        weapons=weapons,
+        points=unit_points(unit_id, members, profiles),
+        conflicts=[_conflict(unit_id, name, c) for name, c in found],
+        filled=fills(profile_set),
+    )

@@ -1,20 +1,11 @@
 """Entity resolution: which datasheets of different sources describe the same unit.
 
-Datasheets are grouped by (faction key, name key). Groups that still hold a
-single source format are then offered, in this order, to one other group that
-lacks their format:
-
-1. by the catalogue's faction (a BSData entry's `Faction:` keyword may name a sub-faction
-   such as Blood Legions while its catalogue is World Eaters);
-2. by name alone, when neither group's faction is known to the other's source (a naming
-   difference the alias table misses) and each is the other's only candidate; the
-   unit keeps the key of the group holding the freshest datasheet;
-3. by singular, space-free name within the faction (`Piranha` / `Piranhas`, `Hellblade` /
-   `Hell Blade`), when exactly one qualifies.
-
-Only groups of disjoint formats merge, so two datasheets of one source are never
-merged by a fallback (a source's own copies — e.g. an Index and a Legends Karanak —
-still share a unit when their faction and name keys are equal).
+Datasheets are grouped by (faction key, name key, Legends status); groups that still
+hold a single source format are then offered, pass by pass, to one other group of the
+same Legends status that lacks their format (catalogue faction, name only, singular or
+spacing, close spelling). Only groups of disjoint formats merge, and the merged unit's key is chosen by
+a fixed order that does not depend on which sources are present. Rules:
+docs/reconcile.md#unit-matching; ids: docs/ids.md#unit-ids.
 """
 
 from __future__ import annotations
@@ -22,23 +13,37 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from pipeline.ids import slug
 from pipeline.reconcile.keys import singular_key
 from pipeline.reconcile.members import Member
 
-GroupKey = tuple[str, str]
+#: (faction key, name key, legend tag or "")
+GroupKey = tuple[str, str, str]
 
-MATCH_PASSES = ("faction and name", "catalogue faction", "name only", "singular or spacing")
+MATCH_PASSES = ("faction and name", "catalogue faction", "name only", "singular or spacing", "close spelling")
+#: Minimum similarity (difflib ratio) of two unit names spelled differently (`Armour` / `Armor`).
+UNIT_SPELLING_RATIO = 0.9
+
+
+def group_key(member: Member) -> GroupKey:
+    return (member.faction_keys[0], member.name_key, member.legend or "")
+
+
+def preferred_key(keys: Iterable[GroupKey]) -> GroupKey:
+    """The key a merged unit keeps, whatever the sources: the name with the most words, then the
+    longest (`hell blade` over `hellblade`, `piranhas` over `piranha`), then alphabetical order."""
+    return min(keys, key=lambda k: (-len(k[1].split()), -len(k[1]), k[1], k[0]))
 
 
 class Grouping:
-    """Groups of members keyed by (faction key, name key), merged pass by pass."""
+    """Groups of members keyed by (faction key, name key, legend), merged pass by pass."""
 
     def __init__(self, members: Iterable[Member]) -> None:
         self.groups: dict[GroupKey, list[Member]] = defaultdict(list)
         for member in members:
-            self.groups[(member.faction_keys[0], member.name_key)].append(member)
+            self.groups[group_key(member)].append(member)
         self.how: dict[GroupKey, str] = {key: MATCH_PASSES[0] for key in self.groups}
 
     def formats(self, key: GroupKey) -> set[str]:
@@ -48,29 +53,31 @@ class Grouping:
         return sorted(k for k in self.groups if len(self.formats(k)) == 1)
 
     def can_join(self, key: GroupKey, target: GroupKey) -> bool:
-        return target != key and target in self.groups and not self.formats(key) & self.formats(target)
+        return (
+            target != key
+            and target in self.groups
+            and target[2] == key[2]
+            and not self.formats(key) & self.formats(target)
+        )
 
-    def merge(self, key: GroupKey, target: GroupKey, how: str) -> None:
-        self.groups[target].extend(self.groups.pop(key))
-        self.how[target] = how
+    def merge(self, key: GroupKey, target: GroupKey, how: str, keep: GroupKey | None = None) -> None:
+        """Merge `key` into `target`, under `keep` (default: the target's key)."""
+        members = self.groups.pop(key) + self.groups.pop(target)
         self.how.pop(key, None)
-
-    def merge_into_freshest(self, one: GroupKey, other: GroupKey, how: str) -> None:
-        """Merge two groups under the key of the one holding the freshest datasheet."""
-
-        def freshest(key: GroupKey) -> tuple[int, str, str]:
-            return min(m.precedence() for m in self.groups[key])
-
-        keep, drop = sorted((one, other), key=lambda k: (freshest(k), k))
-        self.merge(drop, keep, how)
+        self.how.pop(target, None)
+        final = keep or target
+        self.groups[final] = members
+        self.how[final] = how
 
 
 def _join_by_catalogue(grouping: Grouping) -> None:
+    """A datasheet's other faction keys (its own `Faction:` in an allied catalogue, or the
+    catalogue of a library entry): the group moves under the other group's faction."""
     for key in grouping.single_format_keys():
         if key not in grouping.groups:
             continue
         alternatives = sorted({f for m in grouping.groups[key] for f in m.faction_keys[1:]})
-        targets = [(f, key[1]) for f in alternatives if grouping.can_join(key, (f, key[1]))]
+        targets = [(f, key[1], key[2]) for f in alternatives if grouping.can_join(key, (f, key[1], key[2]))]
         if len(targets) == 1:
             grouping.merge(key, targets[0], MATCH_PASSES[1])
 
@@ -91,41 +98,87 @@ def _exclusive(grouping: Grouping, key: GroupKey, known: dict[str, set[str]]) ->
     return all(known[f] <= formats for m in grouping.groups[key] for f in m.faction_keys)
 
 
+def _keywords(grouping: Grouping, key: GroupKey) -> frozenset[str]:
+    return frozenset(k for m in grouping.groups[key] for k in m.keyword_keys)
+
+
+def _same_army(grouping: Grouping, key: GroupKey, target: GroupKey) -> bool:
+    """Faction keywords do not say the two are different armies (both known and disjoint:
+    ADEPTUS TITANICUS and TITANICUS TRAITORIS Warlord Titans are two units)."""
+    mine, theirs = _keywords(grouping, key), _keywords(grouping, target)
+    return not (mine and theirs) or bool(mine & theirs)
+
+
 def _join_by_name_only(grouping: Grouping) -> None:
-    """Both groups' factions unknown to the other's source, and each the other's only candidate."""
+    """Both groups' factions unknown to the other's source, their faction keywords not disjoint,
+    and each the other's only candidate."""
     known = _factions_by_format(grouping)
-    by_name: dict[str, list[GroupKey]] = defaultdict(list)
+    by_name: dict[tuple[str, str], list[GroupKey]] = defaultdict(list)
     for key in grouping.groups:
-        by_name[key[1]].append(key)
+        by_name[(key[1], key[2])].append(key)
 
     def candidates(key: GroupKey) -> list[GroupKey]:
         if not _exclusive(grouping, key, known):
             return []
-        return [t for t in by_name[key[1]] if grouping.can_join(key, t) and _exclusive(grouping, t, known)]
+        return [
+            t
+            for t in by_name[(key[1], key[2])]
+            if grouping.can_join(key, t) and _exclusive(grouping, t, known) and _same_army(grouping, key, t)
+        ]
 
     for key in grouping.single_format_keys():
         if key not in grouping.groups:
             continue
         found = candidates(key)
         if len(found) == 1 and candidates(found[0]) == [key]:
-            grouping.merge_into_freshest(key, found[0], MATCH_PASSES[2])
+            grouping.merge(key, found[0], MATCH_PASSES[2], keep=min(key, found[0]))
 
 
 def _join_by_singular(grouping: Grouping, singular: Callable[[str], str]) -> None:
-    by_singular: dict[GroupKey, list[GroupKey]] = defaultdict(list)
+    by_singular: dict[tuple[str, str, str], list[GroupKey]] = defaultdict(list)
     for key in grouping.groups:
-        by_singular[(key[0], singular(key[1]))].append(key)
+        by_singular[(key[0], singular(key[1]), key[2])].append(key)
     for key in grouping.single_format_keys():
         if key not in grouping.groups:
             continue
-        targets = [t for t in by_singular[(key[0], singular(key[1]))] if grouping.can_join(key, t)]
+        targets = [t for t in by_singular[(key[0], singular(key[1]), key[2])] if grouping.can_join(key, t)]
         if len(targets) == 1:
-            grouping.merge(key, targets[0], MATCH_PASSES[3])
+            grouping.merge(key, targets[0], MATCH_PASSES[3], keep=preferred_key((key, targets[0])))
+
+
+def _spelling(one: str, other: str) -> float:
+    return SequenceMatcher(None, one, other).ratio()
+
+
+def _join_by_spelling(grouping: Grouping) -> None:
+    """Same faction and Legends status, names spelled alike (ratio >= UNIT_SPELLING_RATIO), each
+    the other's one best candidate (`Ancient in Terminator Armour` / `... Armor`)."""
+
+    def best(key: GroupKey) -> GroupKey | None:
+        scored = sorted(
+            (
+                (_spelling(key[1], t[1]), t)
+                for t in list(grouping.groups)
+                if t[0] == key[0] and grouping.can_join(key, t)
+            ),
+            reverse=True,
+        )
+        if not scored or scored[0][0] < UNIT_SPELLING_RATIO or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+            return None
+        return scored[0][1]
+
+    for key in grouping.single_format_keys():
+        if key not in grouping.groups:
+            continue
+        target = best(key)
+        if target is not None and best(target) == key:
+            grouping.merge(key, target, MATCH_PASSES[4], keep=preferred_key((key, target)))
 
 
 def unit_id_for(key: GroupKey) -> str:
-    """Stable id of a unit from its group key: `unit:world-eaters:lord-invocatus`."""
-    return f"unit:{slug(key[0])}:{slug(key[1])}"
+    """Id of a unit from its group key: `unit:world-eaters:lord-invocatus`, `unit:astra-militarum:malcador-legends`."""
+    suffix = f"-{slug(key[2])}" if key[2] else ""
+    return f"unit:{slug(key[0])}:{slug(key[1])}{suffix}"
 
 
 @dataclass(frozen=True)
@@ -137,6 +190,7 @@ class ResolvedUnit:
     name_key: str
     members: list[Member]
     matched_by: str
+    legend: str | None = None
 
     @property
     def formats(self) -> set[str]:
@@ -149,12 +203,14 @@ def resolve_units(members: Iterable[Member]) -> list[ResolvedUnit]:
     _join_by_catalogue(grouping)
     _join_by_name_only(grouping)
     _join_by_singular(grouping, lambda key: singular_key(key).replace(" ", ""))
+    _join_by_spelling(grouping)
     units: dict[str, ResolvedUnit] = {}
-    for key, group in grouping.groups.items():
+    for key in sorted(grouping.groups):
+        group = grouping.groups[key]
         unit_id = unit_id_for(key)
         while unit_id in units:  # two keys with one slug: keep both units apart
             unit_id += "-x"
         ordered = sorted(group, key=Member.precedence)
         how = grouping.how[key] if len({m.fmt for m in group}) > 1 else "single source"
-        units[unit_id] = ResolvedUnit(unit_id, key[0], key[1], ordered, how)
+        units[unit_id] = ResolvedUnit(unit_id, key[0], key[1], ordered, how, key[2] or None)
     return [units[k] for k in sorted(units)]

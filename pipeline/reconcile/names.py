@@ -53,6 +53,10 @@ class Cluster(Generic[T]):
     def items(self) -> list[Item[T]]:
         return [item for _, item in self.entries]
 
+    @property
+    def records(self) -> list[T]:
+        return [item.record for _, item in self.entries]
+
     def add(self, member: Member, item: Item[T]) -> None:
         self.entries.append((member, item))
 

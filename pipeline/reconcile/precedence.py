@@ -47,14 +47,24 @@ def date_of(
     configured: Mapping[str, str | None] | None = None,
 ) -> Dating:
     """The date a datasheet's content is from (see the module docstring for the order)."""
+    return dating(sheet.source_id, sheet.source_date, source_dates, configured)
+
+
+def dating(
+    source_id: str,
+    own_date: str | None,
+    source_dates: Mapping[str, str | None],
+    configured: Mapping[str, str | None] | None = None,
+) -> Dating:
+    """The date of a record of `source_id` that may carry its own date (module docstring: the order)."""
     table = config.SOURCE_DATES if configured is None else configured
-    if table.get(sheet.source_id):
-        return Dating(table[sheet.source_id], "configured for the file")
-    if sheet.source_date:
-        return Dating(sheet.source_date, "datasheet errata date")
-    if source_dates.get(sheet.source_id):
-        return Dating(source_dates[sheet.source_id], "source file date")
-    fmt = source_format(sheet.source_id)
+    if table.get(source_id):
+        return Dating(table[source_id], "configured for the file")
+    if own_date:
+        return Dating(own_date, "datasheet errata date")
+    if source_dates.get(source_id):
+        return Dating(source_dates[source_id], "source file date")
+    fmt = source_format(source_id)
     if table.get(fmt):
         return Dating(table[fmt], f"configured for {fmt}")
     return Dating(None, "unknown")
@@ -152,3 +162,15 @@ def choose_paired(lead: Choice, lead_field: str, offers: Sequence[Offer]) -> Cho
         return Choice(None, None, "no source has a value", values)
     reason = f"goes with {lead_field}: {lead.reason}"
     return Choice(chosen.value, chosen.source, reason, values, chosen.typed, chosen.datasheet_id)
+
+
+def whole_row_reason(chosen: Offer, others: Sequence[Offer]) -> str:
+    """Why a field of a row taken whole (from `chosen`, the freshest) has its value: the other
+    rows agree, or which of them disagree."""
+    if not others:
+        return "only source"
+    differ = [o for o in others if o.value != chosen.value]
+    if not differ:
+        return f"{len(others) + 1} sources agree"
+    listed = ", ".join(f"{o.source} ({o.dating.label})" for o in differ)
+    return f"freshest source ({chosen.dating.label}); disagreeing: {listed}"

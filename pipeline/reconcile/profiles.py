@@ -1,26 +1,31 @@
-"""Model statlines of one unit across sources: which profiles are the same model, and
-which value of each stat is chosen.
+"""Model profiles of one unit across sources, matched profile by profile, and each stat's chosen value.
 
-Each datasheet has a main profile — the model named like the unit, else its first
-model — and the main profiles of all sources are the unit's statline, whatever they
-are called (`Leman Russ Battle Tank` on a `Leman Russ Eradicator` sheet). Other
-models are matched by name.
+Sources split a unit's models differently (`OTHER MODELS` for three named BSData models;
+one Wahapedia `Terminator Assault Squad` profile for BSData's storm-shield, lightning-claw
+and sergeant profiles), so a profile joins the profile(s) of a fresher source with the same
+name (or a name spelled alike), else those with the same per-model values, else, for a
+one-model datasheet, the only model left. Rules: docs/reconcile.md#model-profiles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
 from typing import Any
 
 from pipeline.reconcile.keys import name_key, singular_key
 from pipeline.reconcile.members import Member
-from pipeline.reconcile.names import Cluster, Item, cluster_items
+from pipeline.reconcile.names import SPELLING_RATIO, Cluster, Item
 from pipeline.reconcile.precedence import Choice, Offer, choose, choose_paired
 from schemas.records import ModelProfile
 
 STAT_FIELDS = ("movement", "toughness", "save", "invuln", "wounds", "leadership", "oc")
+#: Stats chosen with the statline (not compared to match profiles, not filled into page profiles).
+EXTRA_FIELDS = ("fnp", "damage_reduction", "unit_size")
 #: Fields written as a roll target (`3+`) when shown in a conflict.
-ROLL_FIELDS = frozenset({"save", "invuln", "leadership", "skill"})
+ROLL_FIELDS = frozenset({"save", "invuln", "leadership", "skill", "fnp", "invuln_melee"})
+
+ProfileCluster = Cluster[ModelProfile]
 
 
 def render(field: str, value: Any) -> str | None:
@@ -32,60 +37,148 @@ def render(field: str, value: Any) -> str | None:
     return f"{value}+" if field in ROLL_FIELDS else str(value)
 
 
-def _main_first(member: Member) -> list[ModelProfile]:
-    """The member's profiles with its main profile first."""
+def _words(profile: ModelProfile) -> tuple[str, ...]:
+    return tuple(singular_key(name_key(profile.name)).split())
+
+
+def main_first(member: Member) -> list[ModelProfile]:
+    """The member's profiles, the one named like the unit first."""
     wanted = singular_key(member.name_key)
     named = [p for p in member.profiles if singular_key(name_key(p.name)) == wanted]
-    main = named[0] if named else (member.profiles[0] if member.profiles else None)
-    return [] if main is None else [main, *(p for p in member.profiles if p is not main)]
+    return [*named[:1], *(p for p in member.profiles if p is not (named[0] if named else None))]
 
 
-def _items(member: Member) -> list[Item[ModelProfile]]:
-    return [Item("model", p.name, tuple(name_key(p.name).split()), p) for p in _main_first(member)]
+def same_values(one: ModelProfile, other: ModelProfile) -> bool:
+    """Both have a statline and every stat both give is equal (a missing one is no opinion)."""
+    if not (one.has_statline and other.has_statline):
+        return False
+    return all(a is None or b is None or a == b for a, b in ((getattr(one, f), getattr(other, f)) for f in STAT_FIELDS))
 
 
-def _seed_main(
-    member: Member, items: list[Item[ModelProfile]], clusters: list[Cluster[ModelProfile]]
-) -> dict[int, int]:
-    """Main profiles form cluster 0: the model named like the main model of a fresher
-    source if there is one (sources list models in different orders), else this
-    datasheet's own main profile."""
-    if not items or not clusters:
-        return {}
-    main_names = {singular_key(" ".join(i.words)) for i in clusters[0].items}
-    same = [i for i, item in enumerate(items) if singular_key(" ".join(item.words)) in main_names]
-    return {same[0] if same else 0: 0}
+NameTest = Callable[[tuple[str, ...], tuple[str, ...]], bool]
 
 
-def profile_clusters(members: Sequence[Member]) -> list[Cluster[ModelProfile]]:
-    """Clusters of the same model across the unit's datasheets; cluster 0 is the main statline."""
-    return cluster_items(members, _items, affixes=False, seed=_seed_main)
+def _affix(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """One name is the other's first or last words (`Combat Servitor` / `Combat Servitors and Gun Servitors`)."""
+    short, long = sorted((one, other), key=len)
+    return bool(short) and len(short) < len(long) and (long[: len(short)] == short or long[-len(short) :] == short)
 
 
-def _offers(cluster: Cluster[ModelProfile], field: str) -> list[Offer]:
+NAME_TESTS: tuple[NameTest, ...] = (lambda a, b: a == b, _affix)
+
+
+def _unique_name_pairs(items: list[ModelProfile], clusters: list[ProfileCluster], test: NameTest) -> dict[int, int]:
+    """item -> cluster where the name test holds for exactly that pair, both ways."""
+    found = {i: [c for c, cl in enumerate(clusters) if any(test(_words(p), _words(q)) for q in cl.records)]
+             for i, p in enumerate(items)}  # fmt: skip
+    takers: dict[int, int] = {}
+    for hits in found.values():
+        for c in hits:
+            takers[c] = takers.get(c, 0) + 1
+    return {i: hits[0] for i, hits in found.items() if len(hits) == 1 and takers[hits[0]] == 1}
+
+
+def _spelling_pairs(items: list[ModelProfile], clusters: list[ProfileCluster]) -> dict[int, int]:
+    """item -> cluster whose names are spelled alike (`Ironkin` / `Ironkyn`), each the other's one best."""
+
+    def score(p: ModelProfile, cluster: ProfileCluster) -> float:
+        return max(SequenceMatcher(None, " ".join(_words(p)), " ".join(_words(q))).ratio() for q in cluster.records)
+
+    scores = {(i, c): score(p, cl) for i, p in enumerate(items) for c, cl in enumerate(clusters)}
+
+    def best(options: dict[int, float]) -> int | None:
+        ranked = sorted(options.items(), key=lambda kv: -kv[1])
+        if not ranked or ranked[0][1] < SPELLING_RATIO or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+            return None
+        return ranked[0][0]
+
+    pairs = {}
+    for i in range(len(items)):
+        c = best({c: scores[i, c] for c in range(len(clusters))})
+        if c is not None and best({j: scores[j, c] for j in range(len(items))}) == i:
+            pairs[i] = c
+    return pairs
+
+
+def _place(member: Member, clusters: list[ProfileCluster]) -> dict[int, list[int]]:
+    """Which clusters each of the member's profiles joins (by name, by values, or as the one model)."""
+    items = main_first(member)
+    placed: dict[int, list[int]] = {}
+    for test in (*NAME_TESTS, None):
+        free_items = [i for i in range(len(items)) if i not in placed]
+        taken = {c for cs in placed.values() for c in cs}
+        free = [c for c in range(len(clusters)) if c not in taken]
+        sub_items, sub_clusters = [items[i] for i in free_items], [clusters[c] for c in free]
+        pairs = (
+            _spelling_pairs(sub_items, sub_clusters)
+            if test is None
+            else _unique_name_pairs(sub_items, sub_clusters, test)
+        )
+        placed.update({free_items[i]: [free[c]] for i, c in pairs.items()})
+    taken = {c for cs in placed.values() for c in cs}
+    for i, item in enumerate(items):
+        if i in placed:
+            continue
+        alike = [c for c in range(len(clusters)) if c not in taken and same_values(item, clusters[c].records[0])]
+        if alike:
+            placed[i] = alike
+    taken = {c for cs in placed.values() for c in cs}
+    if len(items) == 1 and 0 not in placed and len(clusters) - len(taken) == 1:
+        placed[0] = [c for c in range(len(clusters)) if c not in taken]
+    return {i: placed.get(i, []) for i in range(len(items))}
+
+
+def profile_clusters(members: Sequence[Member]) -> list[ProfileCluster]:
+    """The same model across the unit's datasheets (members freshest first); the main one first.
+
+    The main cluster is the one named like the unit, else the one most datasheets share,
+    else the first model of the freshest source.
+    """
+    clusters: list[ProfileCluster] = []
+    for member in members:
+        items = main_first(member)
+        for i, targets in _place(member, clusters).items():
+            if not targets:
+                clusters.append(Cluster(kind="model", name=items[i].name))
+                targets = [len(clusters) - 1]
+            for c in targets:
+                clusters[c].add(member, Item("model", items[i].name, _words(items[i]), items[i]))
+    return sorted(clusters, key=lambda c: _main_rank(c, members, clusters))
+
+
+def _main_rank(
+    cluster: ProfileCluster, members: Sequence[Member], clusters: list[ProfileCluster]
+) -> tuple[int, int, int]:
+    unit_words = tuple(singular_key(members[0].name_key).split()) if members else ()
+    named = any(item.words == unit_words for item in cluster.items)
+    sheets = len({m.datasheet_id for m, _ in cluster.entries})
+    return (0 if named else 1, -sheets, clusters.index(cluster))
+
+
+def _offers(cluster: ProfileCluster, field: str) -> list[Offer]:
     return [
-        Offer(
-            p.source_id or m.sheet.source_id,
-            m.dating,
-            render(field, getattr(p, field)),
-            m.datasheet_id,
-            getattr(p, field),
-        )
+        Offer(p.source_id or m.sheet.source_id, m.dating, render(field, getattr(p, field, None)), m.datasheet_id,
+              getattr(p, field, None))
         for m, item in cluster.entries
         for p in [item.record]
-    ]
+    ]  # fmt: skip
 
 
-def stat_choices(cluster: Cluster[ModelProfile]) -> dict[str, Choice]:
-    """The chosen value of every stat of one model; the invuln condition goes with the invuln."""
-    choices = {field: choose(_offers(cluster, field)) for field in STAT_FIELDS}
+def stat_choices(cluster: ProfileCluster) -> dict[str, Choice]:
+    """The chosen value of every stat of one model; conditions and sources go with their stat."""
+    choices = {field: choose(_offers(cluster, field)) for field in (*STAT_FIELDS, *EXTRA_FIELDS)}
+    with_invuln = [(m, item.record) for m, item in cluster.entries if item.record.invuln is not None]
     conditions = [
-        Offer(
-            p.source_id or m.sheet.source_id, m.dating, p.invuln_condition or "any", m.datasheet_id, p.invuln_condition
-        )
-        for m, item in cluster.entries
-        for p in [item.record]
-        if p.invuln is not None
-    ]
+        Offer(p.source_id or m.sheet.source_id, m.dating, p.invuln_condition or "any", m.datasheet_id,
+              p.invuln_condition)
+        for m, p in with_invuln
+    ]  # fmt: skip
     choices["invuln_condition"] = choose_paired(choices["invuln"], "invuln", conditions)
+    choices["invuln_melee"] = choose_paired(choices["invuln"], "invuln", _offers(cluster, "invuln_melee"))
+    for stat, source in (("fnp", "fnp_source"), ("damage_reduction", "damage_reduction_source")):
+        choices[source] = choose_paired(choices[stat], stat, _offers(cluster, source))
     return choices
+
+
+#: Choices compared for conflicts (the others follow one of these).
+CONFLICT_FIELDS = (*STAT_FIELDS, "invuln_condition")

@@ -6,9 +6,11 @@ from typing import Any
 
 from pipeline.dataset import Dataset
 from pipeline.ids import slug
+from pipeline.reconcile.golden import UnitContext, UnitOutcome, reconcile_unit
 from pipeline.reconcile.keys import faction_aliases
+from pipeline.reconcile.matching import resolve_units
 from pipeline.reconcile.members import Member, gather_members
-from schemas.records import Datasheet, ModelProfile, Points, Record, Weapon
+from schemas.records import Datasheet, Keyword, ModelProfile, Points, Record, Weapon
 
 DEFAULT_SOURCE = {
     "page_export": "page_export:p.txt",
@@ -17,11 +19,25 @@ DEFAULT_SOURCE = {
 }
 
 
-def sheet(fmt: str, faction: str, name: str, *, source_id: str | None = None, date: str | None = None) -> Datasheet:
+def sheet(
+    fmt: str,
+    faction: str,
+    name: str,
+    *,
+    source_id: str | None = None,
+    date: str | None = None,
+    book: str | None = None,
+    role: str | None = None,
+) -> Datasheet:
     source = source_id or DEFAULT_SOURCE[fmt]
     prefix = {"page_export": "page", "wahapedia_csv": "wh", "bsdata": "bs"}[fmt]
     datasheet_id = f"{prefix}:{slug(source)}:{slug(faction)}:{slug(name)}"
-    return Datasheet(datasheet_id=datasheet_id, source_id=source, faction=faction, name=name, source_date=date)
+    return Datasheet(datasheet_id=datasheet_id, source_id=source, faction=faction, name=name, source_date=date,
+                     source_book=book, role=role)  # fmt: skip
+
+
+def keywords(of: Datasheet, *names: str, faction: bool = True) -> list[Keyword]:
+    return [Keyword(datasheet_id=of.datasheet_id, source_id=of.source_id, keyword=n, is_faction=faction) for n in names]
 
 
 def profile(of: Datasheet, name: str | None = None, **stats: Any) -> ModelProfile:
@@ -57,3 +73,9 @@ def members(*records: Record) -> list[Member]:
     """Members of a dataset of the records, freshest first."""
     found = gather_members(Dataset(records), faction_aliases())
     return sorted(found, key=Member.precedence)
+
+
+def golden_of(found: list[Member]) -> UnitOutcome:
+    """The golden outcome of members that form exactly one unit."""
+    (unit,) = resolve_units(found)
+    return reconcile_unit(unit, UnitContext(faction_names={}))

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from pipeline.reconcile.golden import reconcile_unit
+from pipeline.reconcile.composition import parse_lines
+from pipeline.reconcile.golden import UnitContext, reconcile_unit
+from pipeline.reconcile.matching import resolve_units
 from pipeline.reconcile.members import Member
 from schemas.records import Record, SourceConflict
-from tests.reconcile.builders import members, points, profile, sheet, statline, weapon
+from tests.reconcile.builders import golden_of, keywords, members, points, profile, sheet, statline, weapon
 
 BS_SOURCE = "bsdata:Orks.cat"
 
 
 def _unit(*records: Record) -> tuple[list[Member], dict[str, SourceConflict]]:
     found = members(*records)
-    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    outcome = golden_of(found)
     return found, {c.field: c for c in outcome.conflicts}
 
 
@@ -21,7 +23,7 @@ def test_freshest_statline_wins_with_provenance_and_conflict() -> None:
     wh = sheet("wahapedia_csv", "Orks", "Boss", date="2025-07-09")
     found = members(bs, wh, statline(bs, toughness=6, invuln=4, invuln_condition="melee"), statline(wh, invuln=5),
                     points(bs, 1, 80), points(wh, 1, 90), points(wh, 2, 150))  # fmt: skip
-    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    outcome = golden_of(found)
     unit = outcome.unit
     assert (unit.toughness, unit.invuln, unit.invuln_condition, unit.points, unit.points_models) == (
         6,
@@ -46,7 +48,7 @@ def test_page_profile_without_statline_borrows_the_golden_one() -> None:
     bs = sheet("bsdata", "Orks", "Boss", source_id=BS_SOURCE)
     bare = profile(page, invuln=6)
     found = members(page, wh, bs, bare, statline(wh, oc=2, leadership=7), statline(bs, oc=3))
-    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    outcome = golden_of(found)
     filled = outcome.filled[id(bare)]
     assert (filled.toughness, filled.save, filled.wounds, filled.oc, filled.leadership) == (4, 3, 2, 3, 6)
     assert filled.invuln == 6  # the page's own value is kept
@@ -61,7 +63,7 @@ def test_weapon_conflicts_only_for_matched_weapons() -> None:
                     weapon(page, "Juggernaut’s bladed horn", "melee", ap=-1),
                     weapon(wh, "Bladed horn", "melee", ap=-1, abilities=["lance"]),
                     weapon(wh, "Plasma gun", strength=8))  # fmt: skip
-    conflicts = {c.field: c for c in reconcile_unit("unit:we:li", found, "world eaters").conflicts}
+    conflicts = {c.field: c for c in golden_of(found).conflicts}
     assert sorted(conflicts) == ["weapon:Bladed horn:abilities", "weapon:Bolt pistol:skill"]
     skill = conflicts["weapon:Bolt pistol:skill"]
     assert (skill.chosen, skill.chosen_source) == ("3+", "wahapedia_csv:Datasheets.csv")
@@ -75,12 +77,12 @@ def test_main_profiles_are_matched_by_name_whatever_their_order() -> None:
     wh_models = [statline(wh, "CATACHAN COMMANDER", wounds=3), statline(wh, "VETERAN GUARDSMAN", wounds=1)]
     bs_models = [statline(bs, "Veteran Guardsman", wounds=1), statline(bs, "Catachan Commander", wounds=3)]
     found = members(wh, bs, *wh_models, *bs_models)
-    outcome = reconcile_unit("unit:am:ccs", found, "astra militarum")
+    outcome = golden_of(found)
     assert outcome.conflicts == []
     # No model is named like the unit: its statline is the model the freshest source lists first.
     assert outcome.unit.wounds == 1
     changed = members(wh, bs, statline(wh, "CATACHAN COMMANDER", wounds=4), statline(bs, "Catachan Commander"))
-    conflict = reconcile_unit("unit:am:ccs", changed, "astra militarum").conflicts
+    conflict = golden_of(changed).conflicts
     assert [(c.field, c.values) for c in conflict] == [
         ("wounds", {"bsdata:AM.cat": "2", "wahapedia_csv:Datasheets.csv": "4"})
     ]
@@ -91,7 +93,66 @@ def test_own_invulnerable_save_keeps_its_own_condition() -> None:
     bs = sheet("bsdata", "Orks", "Boss", source_id=BS_SOURCE)
     bare, unmatched = profile(page, invuln=5), profile(page, "Grot Oiler")
     found = members(page, bs, bare, unmatched, statline(bs, invuln=4, invuln_condition="ranged"))
-    outcome = reconcile_unit("unit:orks:boss", found, "orks")
+    outcome = golden_of(found)
     filled = outcome.filled[id(bare)]
     assert (filled.toughness, filled.invuln, filled.invuln_condition) == (4, 5, None)
     assert id(unmatched) not in outcome.filled  # no source has a Grot Oiler statline
+
+
+def test_profiles_are_matched_by_values_when_sources_split_models_differently() -> None:
+    """BSData names three models, Wahapedia one `OTHER MODELS` line with the same values:
+    no conflict, and each golden profile lists the Wahapedia profile it matched."""
+    bs = sheet("bsdata", "Heretic Astartes", "Dark Commune", source_id="bsdata:Chaos - Chaos Space Marines.cat")
+    wh = sheet("wahapedia_csv", "Chaos Space Marines", "Dark Commune")
+    bs_models = [statline(bs, n, wounds=1, leadership=7) for n in ("Blessed Blade", "Iconarch", "Mindwitch")]
+    wh_models = [statline(wh, "CULT DEMAGOGUE", wounds=4), statline(wh, "OTHER MODELS", wounds=1, leadership=7)]
+    outcome = golden_of(members(bs, wh, *bs_models, statline(bs, "Cult Demagogue", wounds=4), *wh_models))
+    assert outcome.conflicts == []
+    rows = {p.profile_name: p for p in outcome.profiles}
+    assert sorted(rows) == ["Blessed Blade", "Cult Demagogue", "Iconarch", "Mindwitch"]
+    assert rows["Iconarch"].profile_ids == [bs_models[1].profile_id, wh_models[1].profile_id]
+    assert rows["Cult Demagogue"].wounds == 4
+
+
+def test_a_one_profile_source_joins_the_profiles_with_its_values_not_the_first_one() -> None:
+    """Terminator Assault Squad: Wahapedia's one W3 profile is not BSData's storm-shield (W4) one."""
+    bs = sheet("bsdata", "Adeptus Astartes", "Terminator Assault Squad", source_id="bsdata:SM.cat")
+    wh = sheet("wahapedia_csv", "Space Marines", "Terminator Assault Squad")
+    shield = statline(bs, "Assault Terminator w/ Storm Shield", wounds=4)
+    claws = statline(bs, "Assault Terminator w/ Lightning Claws", wounds=3)
+    sergeant = statline(bs, "Assault Terminator Sergeant", wounds=3)
+    squad = statline(wh, "Terminator Assault Squad", wounds=3, invuln=4)
+    outcome = golden_of(members(bs, wh, shield, claws, sergeant, squad))
+    assert outcome.conflicts == []
+    rows = {p.profile_name: p for p in outcome.profiles}
+    assert rows["Assault Terminator w/ Storm Shield"].profile_ids == [shield.profile_id]
+    assert rows["Assault Terminator w/ Lightning Claws"].invuln == 4  # the only source with an invuln
+    main = next(p for p in outcome.profiles if p.position == 1)
+    assert (main.profile_name, outcome.unit.wounds) == ("Assault Terminator w/ Lightning Claws", 3)
+
+
+def test_a_renamed_model_spelled_alike_still_conflicts() -> None:
+    bs = sheet("bsdata", "Leagues of Votann", "Brokhyr Iron-master", source_id="bsdata:Leagues of Votann.cat")
+    wh = sheet("wahapedia_csv", "Leagues of Votann", "Brokhyr Iron-master")
+    found = members(bs, wh, statline(bs, "Ironkyn Assistant", wounds=1), statline(wh, "IRONKIN ASSISTANT", wounds=2))
+    conflicts = {c.field: c.values for c in golden_of(found).conflicts}
+    assert conflicts == {"wounds": {"bsdata:Leagues of Votann.cat": "1", "wahapedia_csv:Datasheets.csv": "2"}}
+
+
+def test_points_options_composition_and_role() -> None:
+    wh = sheet("wahapedia_csv", "Space Marines", "Terminator Squad", role="Other")
+    bs = sheet("bsdata", "Adeptus Astartes", "Terminator Squad", source_id="bsdata:SM.cat", role="Infantry")
+    records = [wh, bs, statline(wh, "Terminator Sergeant"), statline(wh, "Terminator"), points(wh, 5, 170),
+               points(wh, 10, 340), points(bs, 5, 180), *keywords(bs, "Battleline", faction=False)]  # fmt: skip
+    found = members(*records)
+    (unit,) = resolve_units(found)
+    context = UnitContext(faction_names={}, composition={wh.datasheet_id: parse_lines(["1 Terminator Sergeant",
+                                                                                      "4-9 Terminators"])})  # fmt: skip
+    outcome = reconcile_unit(unit, context)
+    options = {(p.models, p.cost, p.datasheet_id, str(p.composition)) for p in outcome.points}
+    assert options == {
+        (5, 180, bs.datasheet_id, "{'Terminator Sergeant': 1, 'Terminator': 4}"),
+        (10, 340, wh.datasheet_id, "{'Terminator Sergeant': 1, 'Terminator': 9}"),
+    }
+    assert (outcome.unit.role, outcome.unit.role_source) == ("Battleline", "Infantry")
+    assert outcome.unit.provenance["role"].startswith("bsdata:SM.cat (freshest source")

@@ -28,18 +28,28 @@ def test_same_faction_and_name_across_three_sources() -> None:
         "unit:world-eaters:lord-invocatus", "faction and name")}  # fmt: skip
 
 
-def test_catalogue_faction_places_allies_with_their_army() -> None:
+def test_an_army_catalogue_files_its_allies_under_itself() -> None:
     """BSData's Blood Legion daemons in the World Eaters catalogue are the World Eaters
-    datasheet of Wahapedia, not its Chaos Daemons one."""
+    datasheet of Wahapedia, not its Chaos Daemons one: an army list's entries are filed under
+    the catalogue, so they match by faction and name, whatever their own `Faction:`."""
     bs = sheet("bsdata", "Blood Legions", "Bloodletters", source_id="bsdata:Chaos - World Eaters.cat")
     we = sheet("wahapedia_csv", "World Eaters", "Bloodletters")
     cd = sheet("wahapedia_csv", "Chaos Daemons", "Bloodletters")
     units = _units(bs, we, cd)
     assert units[frozenset({bs.datasheet_id, we.datasheet_id})] == (
         "unit:world-eaters:bloodletters",
-        "catalogue faction",
+        "faction and name",
     )
     assert units[frozenset({cd.datasheet_id})] == ("unit:chaos-daemons:bloodletters", "single source")
+
+
+def test_a_library_entry_keeps_its_own_faction_and_joins_by_its_catalogue() -> None:
+    """A library catalogue is no army list: its entry is filed under its own `Faction:` first;
+    the catalogue's faction is the fallback."""
+    bs = sheet("bsdata", "Legiones Daemonica", "Bloodthirster", source_id="bsdata:Chaos - Chaos Daemons Library.cat")
+    wh = sheet("wahapedia_csv", "Chaos Daemons", "Bloodthirster")
+    assert _units(bs, wh) == {frozenset({bs.datasheet_id, wh.datasheet_id}): (
+        "unit:chaos-daemons:bloodthirster", "faction and name")}  # fmt: skip
 
 
 def test_unknown_faction_matches_by_unique_name_only() -> None:
@@ -64,10 +74,14 @@ def test_singular_and_plural_name() -> None:
     }
 
 
-def test_spacing_of_a_compound_name() -> None:
+def test_spacing_of_a_compound_name_keeps_the_spaced_id() -> None:
+    """Both Legends (a BSData tag, a Wahapedia Legends publication): one unit, named `hell-blade`
+    whichever source is present (docs/ids.md#unit-ids)."""
     bs = sheet("bsdata", "World Eaters", "Hellblade [Legends]")
-    wh = sheet("wahapedia_csv", "World Eaters", "Hell Blade")
-    assert len(_units(bs, wh)) == 1
+    wh = sheet("wahapedia_csv", "World Eaters", "Hell Blade", book="Datasheet: Legends: Heretic Astartes")
+    assert _units(bs, wh) == {frozenset({bs.datasheet_id, wh.datasheet_id}): (
+        "unit:world-eaters:hell-blade-legends", "singular or spacing")}  # fmt: skip
+    assert _units(wh) == {frozenset({wh.datasheet_id}): ("unit:world-eaters:hell-blade-legends", "single source")}
 
 
 def test_fallbacks_never_merge_two_datasheets_of_one_source() -> None:
