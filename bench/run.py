@@ -38,7 +38,8 @@ def _median_time(fn: Callable[[], Any], runs: int = RUNS) -> tuple[float, Any]:
 def part_wahapedia() -> dict[str, Any]:
     """Parse + integrity + DuckDB + Parquet/NDJSON of the whole Wahapedia export."""
     from pipeline import config
-    from pipeline.publish.formats import write_faction_documents, write_feed, write_parquet_tables
+    from pipeline.publish.factions import write_faction_documents
+    from pipeline.publish.formats import write_feed, write_parquet_tables
     from pipeline.sources.registry import read_inputs
     from pipeline.store import build_frames, load_duckdb
 
@@ -53,7 +54,7 @@ def part_wahapedia() -> dict[str, Any]:
             load_duckdb(frames, Path(tmp) / "b.duckdb")
             marks["duckdb"] = time.perf_counter() - start - sum(marks.values())
             write_parquet_tables(frames, Path(tmp))
-            write_feed(frames, None, Path(tmp))
+            write_feed(frames, Path(tmp))
             write_faction_documents(frames, Path(tmp))
             marks["parquet+feed"] = time.perf_counter() - start - sum(marks.values())
         return marks

@@ -14,8 +14,11 @@ from typing import Any
 
 from pipeline import __version__, config
 from pipeline.damage.reference import reference_stage
+from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.publish.aliases import with_id_aliases
+from pipeline.publish.previous import previous_release
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.writer import write_release
 from pipeline.quality.stage import quality_gate
@@ -40,7 +43,8 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 
 
 def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress) -> RunResult:
-    """parse -> dedupe -> reconcile -> reference profiles -> integrity -> damage (compute) -> in a staging
+    """parse -> dedupe -> reconcile -> reference profiles -> integrity -> damage (compute, and the slice
+    against the reference profiles) -> id aliases (against the previous release) -> in a staging
     folder: store (DuckDB with the damage matrix) -> quality gates -> publish (files, manifest)."""
     inputs = list(inputs) or default_inputs(config.RAW_DIR)
     with stage("parse inputs"):
@@ -55,7 +59,11 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
         frames = build_frames(referenced.dataset)
     with stage("damage matrix"):
         damage = damage_stage(frames)
+        frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
+    previous = previous_release(out_dir, version)
+    with stage("id aliases"):
+        frames = with_id_aliases(frames, previous, version)
     with staging_release(out_dir, version) as release:
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)
@@ -70,5 +78,5 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
             quality=quality,
         )
         with stage("publish"):
-            published = write_release(release, version, frames, damage, reports)
+            published = write_release(release, version, frames, damage, reports, previous)
     return RunResult(version, (out_dir / config.LATEST_NAME).resolve(), published.row_counts, reports)

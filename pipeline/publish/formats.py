@@ -1,24 +1,56 @@
-"""The published formats of one release: Parquet, NDJSON feed, faction documents, JSON Schemas.
+"""The published formats of one release: Parquet, NDJSON feed, JSON Schemas.
 
 Everything is written in a fixed row order with no wall-clock values, so the same
-inputs give byte-identical files.
+inputs give byte-identical files. JSON-valued columns are JSON text in DuckDB and
+Parquet and JSON objects in the feed.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Mapping
+import types
+import typing
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import polars as pl
 
-from pipeline.ids import slug
 from pipeline.store.ddl import MODEL_BY_TABLE
+from schemas.columns import DESCRIPTIONS, ID_PATTERNS
 from schemas.records import Record
 
 #: Tables not put in the NDJSON feed (too large; the feed has damage_vs_reference instead).
 FEED_EXCLUDED = {"damage_matrix"}
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def schema_id(name: str) -> str:
+    """`$id` of a published schema: a URN, the same in every release."""
+    return f"urn:dataslate:schema:{name}"
+
+
+def json_columns(model: type[Record]) -> list[str]:
+    """Columns holding a JSON object (dict fields): text in Parquet and DuckDB, objects in the feed."""
+    found = []
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        if typing.get_origin(annotation) in (Union, types.UnionType):
+            annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+        if typing.get_origin(annotation) is dict:
+            found.append(name)
+    return found
+
+
+def feed_rows(frame: pl.DataFrame, model: type[Record] | None) -> Iterator[dict[str, Any]]:
+    """Rows as published in the feed: JSON columns parsed into objects."""
+    parsed = json_columns(model) if model is not None else []
+    for row in frame.iter_rows(named=True):
+        for name in parsed:
+            if row.get(name) is not None:
+                row[name] = json.loads(row[name])
+        yield row
 
 
 def write_parquet_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
@@ -29,74 +61,78 @@ def write_parquet_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> N
         frame.write_parquet(release / f"{table}.parquet", compression="zstd", statistics=False)
 
 
-def write_feed(frames: Mapping[str, pl.DataFrame], damage_vs_reference: pl.DataFrame | None, release: Path) -> None:
-    """`feed/<table>.ndjson` for every table, plus `damage_vs_reference`."""
+def write_feed(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
+    """`feed/<table>.ndjson` for every table (damage_vs_reference included, the matrix not)."""
     feed = release / "feed"
     feed.mkdir(exist_ok=True)
     for table, frame in sorted(frames.items()):
-        if table not in FEED_EXCLUDED:
+        if table in FEED_EXCLUDED:
+            continue
+        model = MODEL_BY_TABLE.get(table)
+        if model is None or not json_columns(model):
             frame.write_ndjson(feed / f"{table}.ndjson")
-    if damage_vs_reference is not None:
-        damage_vs_reference.write_ndjson(feed / "damage_vs_reference.ndjson")
+            continue
+        with (feed / f"{table}.ndjson").open("w", encoding="utf-8") as out:
+            for row in feed_rows(frame, model):
+                out.write(json.dumps(row, ensure_ascii=False, sort_keys=False, separators=(",", ":")) + "\n")
 
 
-def _nest(frame: pl.DataFrame, key: str) -> dict[str, list[dict[str, Any]]]:
-    """Rows of a child table grouped by their datasheet id."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for row in frame.drop([c for c in ("source_id", "line") if c in frame.columns]).to_dicts():
-        grouped.setdefault(row[key], []).append(row)
-    return grouped
-
-
-FACTION_CHILDREN = ("model_profiles", "weapons", "abilities", "keywords", "points", "unit_composition")
-
-
-def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -> list[str]:
-    """One JSON document per faction for apps: datasheets with their children nested."""
-    folder = release / "feed" / "factions"
-    folder.mkdir(parents=True, exist_ok=True)
-    children = {t: _nest(frames[t], "datasheet_id") for t in FACTION_CHILDREN if t in frames}
-    written: list[str] = []
-    datasheets = frames["datasheets"]
-    for faction in sorted(datasheets["faction"].unique().to_list()):
-        sheets = []
-        for sheet in datasheets.filter(pl.col("faction") == faction).to_dicts():
-            for table, grouped in children.items():
-                sheet[table] = grouped.get(sheet["datasheet_id"], [])
-            sheets.append(sheet)
-        document = {"faction": faction, "datasheets": sheets}
-        name = f"{slug(faction)}.json"
-        (folder / name).write_text(json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
-        written.append(name)
-    return written
-
-
-def write_json_schemas(release: Path, tables: list[str]) -> dict[str, str]:
-    """`schemas/<table>.schema.json` from the Pydantic models; returns table -> schema text."""
+def write_json_schemas(release: Path, tables: list[str], extra: Mapping[str, dict[str, Any]]) -> dict[str, str]:
+    """`schemas/<name>.schema.json`: every table's, from its Pydantic model, and `extra` ones
+    (the faction document's); returns name -> schema text."""
     folder = release / "schemas"
     folder.mkdir(exist_ok=True)
+    schemas = {t: published_json_schema(MODEL_BY_TABLE[t]) for t in sorted(tables) if t in MODEL_BY_TABLE}
+    schemas.update(extra)
     texts: dict[str, str] = {}
-    for table in sorted(tables):
-        model = MODEL_BY_TABLE.get(table)
-        if model is None:
-            continue
-        schema = published_json_schema(model)
-        schema["title"] = table
+    for name, schema in sorted(schemas.items()):
         text = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        (folder / f"{table}.schema.json").write_text(text)
-        texts[table] = text
+        (folder / f"{name}.schema.json").write_text(text)
+        texts[name] = text
     return texts
 
 
-def published_json_schema(model: type[Record]) -> dict[str, Any]:
-    """The model's JSON Schema as published: excluded fields out, derived columns in."""
+def _with_pattern(prop: dict[str, Any], pattern: str) -> None:
+    """Set `pattern` on the string branch of a (possibly nullable) property."""
+    if prop.get("type") == "string":
+        prop["pattern"] = pattern
+    for branch in prop.get("anyOf", []):
+        if branch.get("type") == "string":
+            branch["pattern"] = pattern
+
+
+def table_row_schema(model: type[Record]) -> dict[str, Any]:
+    """A feed row of the table: its columns (described, ids with their pattern), nothing else."""
     schema = model.model_json_schema(mode="serialization")
+    props: dict[str, Any] = schema["properties"]
     for name, field in model.model_fields.items():
         if field.exclude:
-            schema["properties"].pop(name, None)
+            props.pop(name, None)
     for name, kind in model.EXTRA_COLUMNS.items():
         json_type = {float: "number", int: "integer", str: "string"}.get(kind, "string")
-        schema["properties"][name] = {"type": json_type, "title": name, "readOnly": True}
-    if "$defs" in schema and "$ref" not in json.dumps(schema["properties"]):
+        props[name] = {"type": json_type, "title": name, "readOnly": True, "description": f"Derived: {name}."}
+    for name, prop in props.items():
+        if "description" not in prop and name in DESCRIPTIONS:
+            prop["description"] = DESCRIPTIONS[name]
+        if name in ID_PATTERNS:
+            _with_pattern(prop, ID_PATTERNS[name])
+    schema["required"] = sorted(props)  # every column is in every row (NULL where it has no value)
+    schema["additionalProperties"] = False
+    if "$defs" in schema and "$ref" not in json.dumps(props):
         del schema["$defs"]
+    return schema
+
+
+def published_json_schema(model: type[Record]) -> dict[str, Any]:
+    """The table's JSON Schema as published: one feed row, with `$id`, title and description."""
+    schema = copy.deepcopy(table_row_schema(model))
+    doc = (model.__doc__ or "").strip().splitlines()
+    schema.update(
+        {
+            "$schema": JSON_SCHEMA_DIALECT,
+            "$id": schema_id(model.TABLE),
+            "title": model.TABLE,
+            "description": doc[0] if doc else f"One row of `{model.TABLE}` (docs/dataset.md).",
+        }
+    )
     return schema

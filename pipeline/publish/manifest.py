@@ -15,17 +15,24 @@ from pipeline import config
 from pipeline.ids import file_sha256
 
 
+def _published_files(release: Path) -> list[Path]:
+    return [
+        p for p in sorted(release.rglob("*")) if p.is_file() and p.name != "manifest.json" and p.suffix != ".duckdb"
+    ]
+
+
+def file_sizes(release: Path) -> dict[str, int]:
+    """Bytes of every file in `files`, by relative path."""
+    return {str(p.relative_to(release)): p.stat().st_size for p in _published_files(release)}
+
+
 def file_hashes(release: Path) -> dict[str, str]:
     """sha256 of every file in the release but the manifest and the DuckDB file, by relative path.
 
     DuckDB's file layout is not byte-stable from run to run; its contents are
     hashed table by table instead (`duckdb_contents_sha256`).
     """
-    return {
-        str(p.relative_to(release)): file_sha256(str(p))
-        for p in sorted(release.rglob("*"))
-        if p.is_file() and p.name != "manifest.json" and p.suffix != ".duckdb"
-    }
+    return {str(p.relative_to(release)): file_sha256(str(p)) for p in _published_files(release)}
 
 
 def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
@@ -60,6 +67,8 @@ def build_manifest(
     quality: dict[str, Any],
     reports: dict[str, Any],
     release: Path,
+    previous: str | None = None,
+    changes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest document (deterministic: no clock, sorted keys)."""
     sources = frames["sources"].drop("line").to_dicts() if "sources" in frames else []
@@ -72,6 +81,9 @@ def build_manifest(
         "quality": quality,
         "reports": reports,
         "files": file_hashes(release),
+        "file_sizes": file_sizes(release),
+        "previous_release": previous,
+        "changes": changes or {"against": None, "tables": {}},
         "duckdb_contents_sha256": duckdb_content_hashes(release / config.DUCKDB_FILENAME),
     }
 

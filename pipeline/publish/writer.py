@@ -1,7 +1,8 @@
 """Write the remaining published formats of one release into its (staging) folder.
 
 The store stage has already written the DuckDB file and the damage matrix's Parquet;
-publishing adds the table Parquet files, the feed, the JSON Schemas and the manifest.
+publishing adds the table Parquet files, the feed (tables, faction documents, index), the
+JSON Schemas and the manifest.
 """
 
 from __future__ import annotations
@@ -14,30 +15,38 @@ from typing import Any
 import polars as pl
 
 from pipeline import __version__
-from pipeline.damage.matrix import MATRIX_COLUMNS, DamageComputation
-from pipeline.publish.formats import (
-    write_faction_documents,
-    write_feed,
-    write_json_schemas,
-    write_parquet_tables,
-)
+from pipeline.damage.matrix import DamageComputation
+from pipeline.publish.changes import table_changes
+from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
+from pipeline.publish.faction_schema import faction_document_schema
+from pipeline.publish.factions import write_faction_documents
+from pipeline.publish.feed_index import write_feed_index
+from pipeline.publish.formats import write_feed, write_json_schemas, write_parquet_tables
 from pipeline.publish.manifest import build_manifest, write_manifest
+from pipeline.publish.previous import PreviousRelease
 from pipeline.reports import RunReports
+from pipeline.store.ddl import MODEL_BY_TABLE
 
 
 @dataclass(frozen=True)
 class Publication:
-    """What publishing wrote: rows per published table (the feed's slice included) and the manifest."""
+    """What publishing wrote: rows per published table and the manifest."""
 
     row_counts: dict[str, int]
     manifest: dict[str, Any]
 
 
-def damage_vs_reference(computation: DamageComputation, reference_ids: list[str]) -> pl.DataFrame:
-    """Every weapon against the reference profiles, all scenarios, ids as plain strings (the feed's slice)."""
-    slices = [computation.matrix(s.name, profile_ids=reference_ids) for s in computation.scenarios]
-    frame = pl.concat(slices) if slices else pl.DataFrame(schema=dict.fromkeys(MATRIX_COLUMNS, pl.String))
-    return frame.with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String))
+def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.DataFrame]) -> dict[str, Any]:
+    """Rows added, removed and changed per keyed table since the previous release (by key)."""
+    if previous is None:
+        return {"against": None, "tables": {}}
+    tables = {}
+    for table, frame in sorted(frames.items()):
+        model = MODEL_BY_TABLE.get(table)
+        if model is None or not model.KEY or table == "damage_matrix":
+            continue
+        tables[table] = table_changes(previous.table(table), frame, model.KEY).counts()
+    return {"against": previous.version, "tables": tables}
 
 
 def write_release(
@@ -46,16 +55,16 @@ def write_release(
     frames: Mapping[str, pl.DataFrame],
     damage: DamageComputation,
     reports: RunReports,
+    previous: PreviousRelease | None = None,
 ) -> Publication:
-    """Parquet, NDJSON feed, faction documents, JSON Schemas, manifest (with the reports as given)."""
+    """Parquet, NDJSON feed, faction documents, feed index, JSON Schemas, manifest (reports as given)."""
     write_parquet_tables(frames, release)
-    vs_reference = damage_vs_reference(damage, frames["reference_profiles"]["profile_id"].to_list())
-    write_feed(frames, vs_reference, release)
+    write_feed(frames, release)
     write_faction_documents(frames, release)
     counts = {name: frame.height for name, frame in frames.items()}
     counts["damage_matrix"] = damage.cells
-    counts["damage_vs_reference"] = vs_reference.height
-    schema_texts = write_json_schemas(release, list(counts))
+    write_feed_index(release, version, counts)
+    schema_texts = write_json_schemas(release, list(counts), {FACTION_SCHEMA: faction_document_schema()})
     manifest = build_manifest(
         version=version,
         code_version=__version__,
@@ -65,6 +74,8 @@ def write_release(
         quality=reports.quality.as_dict(),
         reports=reports.as_dict(),
         release=release,
+        previous=previous.folder.name if previous is not None else None,
+        changes=change_summary(previous, frames),
     )
     write_manifest(manifest, release)
     return Publication(counts, manifest)

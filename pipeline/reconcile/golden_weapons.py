@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.reconcile.keys import display_name
+from pipeline.reconcile.keys import display_name, weapon_words
 from pipeline.reconcile.members import Member
-from pipeline.reconcile.names import Cluster
+from pipeline.reconcile.names import Cluster, Item
 from pipeline.reconcile.precedence import Choice, Offer, whole_row_reason
 from pipeline.reconcile.profiles import render
 from pipeline.reconcile.weapons import WEAPON_FIELDS, weapon_choices, weapon_clusters, weapon_labels
@@ -49,10 +49,31 @@ def _golden_row(unit_id: str, cluster: Cluster[Weapon]) -> UnitWeapon:
     )
 
 
+def _profile(weapon: Weapon) -> tuple[object, ...]:
+    return tuple(_value(weapon, f) for f in ("kind", *WEAPON_FIELDS))
+
+
+def _repeats(members: Sequence[Member], clusters: Sequence[Cluster[Weapon]]) -> list[Cluster[Weapon]]:
+    """A datasheet's second weapon of a name with another profile (a sergeant's Combi-bolter at BS2
+    beside the squad's at BS3): matching uses the first of a name, so each repeat is its own weapon."""
+    seen = {(m.datasheet_id, _profile(item.record)) for c in clusters for m, item in c.entries}
+    clustered = {item.record.weapon_id for c in clusters for item in c.items}
+    extra = []
+    for member in members:
+        for weapon in member.weapons:
+            if weapon.weapon_id in clustered or (member.datasheet_id, _profile(weapon)) in seen:
+                continue
+            seen.add((member.datasheet_id, _profile(weapon)))
+            cluster: Cluster[Weapon] = Cluster(kind=weapon.kind, name=weapon.name)
+            cluster.add(member, Item(weapon.kind, weapon.name, weapon_words(weapon.name), weapon))
+            extra.append(cluster)
+    return extra
+
+
 def unit_weapons(unit_id: str, members: Sequence[Member]) -> tuple[list[UnitWeapon], list[tuple[str, Choice]]]:
     """The golden weapons of a unit, and (field, choice) of each characteristic its sources disagree on."""
     clusters = weapon_clusters(members)
-    rows = _unique_by_weapon_id([_golden_row(unit_id, c) for c in clusters])
+    rows = _unique_by_weapon_id([_golden_row(unit_id, c) for c in [*clusters, *_repeats(members, clusters)]])
     conflicts = []
     for label, cluster in zip(weapon_labels(clusters), clusters, strict=True):
         if len({m.datasheet_id for m, _ in cluster.entries}) > 1:

@@ -153,15 +153,13 @@ def _spelling(one: str, other: str) -> float:
 def _join_by_spelling(grouping: Grouping) -> None:
     """Same faction and Legends status, names spelled alike (ratio >= UNIT_SPELLING_RATIO), each
     the other's one best candidate (`Ancient in Terminator Armour` / `... Armor`)."""
+    by_faction: dict[str, list[GroupKey]] = defaultdict(list)
+    for key in grouping.groups:
+        by_faction[key[0]].append(key)
 
     def best(key: GroupKey) -> GroupKey | None:
         scored = sorted(
-            (
-                (_spelling(key[1], t[1]), t)
-                for t in list(grouping.groups)
-                if t[0] == key[0] and grouping.can_join(key, t)
-            ),
-            reverse=True,
+            ((_spelling(key[1], t[1]), t) for t in by_faction[key[0]] if grouping.can_join(key, t)), reverse=True
         )
         if not scored or scored[0][0] < UNIT_SPELLING_RATIO or (len(scored) > 1 and scored[1][0] == scored[0][0]):
             return None
@@ -172,7 +170,9 @@ def _join_by_spelling(grouping: Grouping) -> None:
             continue
         target = best(key)
         if target is not None and best(target) == key:
-            grouping.merge(key, target, MATCH_PASSES[4], keep=preferred_key((key, target)))
+            kept = preferred_key((key, target))
+            grouping.merge(key, target, MATCH_PASSES[4], keep=kept)
+            by_faction[key[0]] = [k for k in by_faction[key[0]] if k not in (key, target)] + [kept]
 
 
 def unit_id_for(key: GroupKey) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Literal, Union
 import polars as pl
 
 from schemas.dice import Dice
+from schemas.golden import DamageVsReference, IdAlias, UnitPoints, UnitProfile, UnitWeapon
 from schemas.records import (
     Ability,
     CompositionLine,
@@ -55,6 +56,9 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     Ability,
     Keyword,
     Points,
+    UnitProfile,
+    UnitWeapon,
+    UnitPoints,
     Stratagem,
     DatasheetStratagem,
     Rule,
@@ -68,6 +72,8 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     DatasheetDetachmentAbility,
     SourceConflict,
     SourceCheck,
+    IdAlias,
+    DamageVsReference,
     QuarantineRow,
 )
 
@@ -93,6 +99,12 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("datasheet_enhancements", "enhancement_id"): ("enhancements", "enhancement_id"),
     ("datasheet_detachment_abilities", "datasheet_id"): ("datasheets", "datasheet_id"),
     ("datasheet_detachment_abilities", "detachment_ability_id"): ("detachment_abilities", "detachment_ability_id"),
+    ("unit_profiles", "unit_id"): ("units", "unit_id"),
+    ("unit_weapons", "unit_id"): ("units", "unit_id"),
+    ("unit_weapons", "weapon_id"): ("weapons", "weapon_id"),
+    ("unit_points", "unit_id"): ("units", "unit_id"),
+    ("damage_vs_reference", "unit_id"): ("units", "unit_id"),
+    ("damage_vs_reference", "weapon_id"): ("weapons", "weapon_id"),
 }
 
 

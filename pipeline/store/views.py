@@ -11,29 +11,33 @@ import duckdb
 #: name -> (what it answers, SQL)
 VIEWS: dict[str, tuple[str, str]] = {
     "v_unit_cards": (
-        "One row per datasheet: statline of its first model, cheapest points option, weapon names.",
+        "One row per unit: its golden statline (main model), cheapest points option, golden weapon names.",
         """
-        SELECT d.datasheet_id, d.unit_id, d.source_id, d.faction, d.name, d.role,
-               m.movement, m.toughness, m.save, m.invuln, m.invuln_condition, m.wounds,
-               m.leadership, m.oc, m.fnp,
-               (SELECT min_by(p.cost, p.models) FROM points p WHERE p.datasheet_id = d.datasheet_id)
-                   AS points,
-               (SELECT min(p.models) FROM points p WHERE p.datasheet_id = d.datasheet_id) AS models,
+        SELECT u.unit_id, u.faction, u.name, u.legend, u.legend_tag, u.role, u.role_source,
+               u.movement, u.toughness, u.save, u.invuln, u.invuln_condition, u.wounds, u.leadership, u.oc,
+               (SELECT p.fnp FROM unit_profiles p WHERE p.unit_id = u.unit_id AND p.position = 1) AS fnp,
+               u.points, u.points_models AS models,
                (SELECT list(w.name || ' (' || w.kind || ')' ORDER BY w.kind DESC, w.name)
-                  FROM weapons w WHERE w.datasheet_id = d.datasheet_id) AS weapons
-        FROM datasheets d
-        LEFT JOIN (
-            SELECT * FROM model_profiles
-            QUALIFY row_number() OVER (PARTITION BY datasheet_id ORDER BY line NULLS LAST, profile_id) = 1
-        ) m USING (datasheet_id)
+                  FROM unit_weapons w WHERE w.unit_id = u.unit_id) AS weapons,
+               len(u.datasheet_ids) AS datasheets, u.sources, u.home_unit_id
+        FROM units u
         """,
     ),
     "v_weapon_profiles": (
-        "Weapons with their datasheet, faction and ability list as one string.",
+        "Every weapon row of every unit (a copy's inherited ones too), with `golden` marking the unit's chosen row.",
         """
-        SELECT w.weapon_id, d.faction, d.name AS unit, w.name AS weapon, w.kind, w.range_inches,
-               w.attacks, w.skill, w.strength, w.ap, w.damage, array_to_string(w.abilities, ', ') AS abilities
-        FROM weapons w JOIN datasheets d USING (datasheet_id)
+        WITH pairs AS (
+            SELECT d.unit_id, w.weapon_id FROM weapons w JOIN datasheets d USING (datasheet_id)
+            UNION
+            SELECT unit_id, weapon_id FROM unit_weapons
+        )
+        SELECT w.weapon_id, p.unit_id, w.datasheet_id, w.source_id, u.faction, u.name AS unit,
+               coalesce(g.name, w.name) AS weapon, w.kind, w.range_inches, w.attacks, w.skill, w.strength, w.ap,
+               w.damage, array_to_string(w.abilities, ', ') AS abilities, g.weapon_id IS NOT NULL AS golden
+        FROM pairs p
+        JOIN weapons w USING (weapon_id)
+        JOIN units u USING (unit_id)
+        LEFT JOIN unit_weapons g ON g.unit_id = p.unit_id AND g.weapon_id = p.weapon_id
         """,
     ),
     "v_quarantine_summary": (
@@ -45,18 +49,21 @@ VIEWS: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: Views that need the damage matrix (created once it exists).
+#: Views created with the damage matrix (kept there so that a store rebuilt around a new matrix
+#: recreates them); this one reads `damage_vs_reference`, the reference slice, not the matrix.
 DAMAGE_VIEWS: dict[str, tuple[str, str]] = {
     "v_weapon_vs_reference": (
-        "Expected damage of every weapon against each reference profile, per scenario.",
+        "Expected damage of every weapon of every unit against each reference profile, per scenario.",
         """
-        SELECT d.faction, d.name AS unit, w.name AS weapon, w.kind, r.name AS target, m.scenario,
+        SELECT u.faction, u.name AS unit, coalesce(g.name, w.name) AS weapon, w.kind, r.name AS target, m.scenario,
                m.attacks, m.hits, m.wounds, m.mortal_wounds, m.unsaved, m.damage, m.damage_capped,
-               m.self_mortal_wounds, m.damage_per_100_points, m.weapon_id, m.profile_id
-        FROM damage_matrix m
+               m.self_mortal_wounds, m.damage_per_100_points, m.golden,
+               m.unit_id, m.datasheet_id, m.source_id, m.weapon_id, m.profile_id
+        FROM damage_vs_reference m
         JOIN weapons w USING (weapon_id)
-        JOIN datasheets d USING (datasheet_id)
+        JOIN units u USING (unit_id)
         JOIN reference_profiles r ON r.profile_id = m.profile_id
+        LEFT JOIN unit_weapons g ON g.unit_id = m.unit_id AND g.weapon_id = m.weapon_id
         """,
     ),
 }

@@ -10,6 +10,7 @@ from typing import Any
 
 from pipeline import config
 from pipeline.damage.reference import reference_stage
+from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.publish.writer import write_release
@@ -35,6 +36,7 @@ def test_publish_writes_the_reports_it_is_given_and_changes_nothing_it_was_given
     reconciled = reconcile_stage(deduped.dataset)
     frames = build_frames(reference_stage(reconciled.dataset).dataset)
     damage = damage_stage(frames)
+    frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
     stored = store_stage(frames, damage, tmp_path)
     quality = QualitySummary(passed=True, expectations=0, critical_failures=0, warnings=0, failed=())
     reports = RunReports(deduped.report, reconciled.report, damage.report, stored, quality, parse=_ParseReport(3))

@@ -6,13 +6,17 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import polars as pl
 import pytest
 
 from pipeline import config
+from pipeline.damage.matrix import DamageComputation
 from pipeline.damage.reference import reference_stage
+from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dataset import Dataset
 from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.reconcile.stage import reconcile_stage
 from pipeline.store import build_frames, open_store, store_stage
 from pipeline.store.load import DAMAGE_TABLE_MAX_ROWS, attach_damage_matrix, load_duckdb
 from schemas import Datasheet, ModelProfile, Points, Weapon
@@ -44,12 +48,18 @@ def _dataset() -> Dataset:
             for n in (2, 3)
         ],
     ]
-    return reference_stage(Dataset(records)).dataset
+    return reference_stage(reconcile_stage(Dataset(records)).dataset).dataset
+
+
+def _frames() -> tuple[dict[str, pl.DataFrame], DamageComputation]:
+    """The integrity stage's frames with the reference slice, as `run.py` hands them to the store."""
+    frames = build_frames(_dataset())
+    damage = damage_stage(frames)
+    return {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}, damage
 
 
 def test_store_stage_holds_the_matrix_as_a_table_with_its_views(tmp_path: Path) -> None:
-    frames = build_frames(_dataset())
-    damage = damage_stage(frames)
+    frames, damage = _frames()
     before = {name: frame.clone() for name, frame in frames.items()}
     blocks = {name: block.copy() for name, block in damage.blocks.items()}
     report = store_stage(frames, damage, tmp_path)
@@ -71,8 +81,7 @@ def test_store_stage_holds_the_matrix_as_a_table_with_its_views(tmp_path: Path) 
 def test_a_large_matrix_is_a_view_that_resolves_beside_the_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    frames = build_frames(_dataset())
-    damage = damage_stage(frames)
+    frames, damage = _frames()
     release = tmp_path / "release"
     release.mkdir()
     damage.write_parquet(release)

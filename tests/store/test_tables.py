@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.dataset import Dataset
 from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.reconcile.stage import reconcile_stage
 from pipeline.store import build_frames, load_duckdb
 from pipeline.store.ddl import create_table_sql
 from schemas import Datasheet, ModelProfile, Source, Weapon
@@ -90,7 +91,7 @@ def test_integrity_leaves_its_dataset_as_it_was(dataset: Dataset) -> None:
 
 def test_loaded_duckdb_enforces_keys(dataset: Dataset, tmp_path: Path) -> None:
     db = tmp_path / "t.duckdb"
-    load_duckdb(build_frames(dataset), db)
+    load_duckdb(build_frames(reconcile_stage(dataset).dataset), db)
     con = duckdb.connect(str(db))
     assert con.execute("select count(*) from weapons").fetchone() == (2,)
     with pytest.raises(duckdb.ConstraintException):
@@ -101,6 +102,7 @@ def test_loaded_duckdb_enforces_keys(dataset: Dataset, tmp_path: Path) -> None:
     with pytest.raises(duckdb.ConstraintException):
         con.execute("insert into datasheets (datasheet_id, source_id, faction, name) values ('d1','t:1','O','B')")
     card = con.execute("select name, toughness, weapons from v_unit_cards").fetchone()
+    # One card per unit; its golden weapons: w1 and the second Choppa profile w2 (damage 2).
     assert card == ("Boyz", 5, ["Choppa (melee)", "Choppa (melee)"])
 
 

@@ -1,0 +1,238 @@
+"""`feed/factions/<faction>.json`: one document per faction for apps, one card per unit.
+
+A card is the unit's golden row with its profiles, weapons (each with its damage against the
+reference profiles), points, leaders resolved to unit ids both ways, wargear options and the ids
+of its stratagems, enhancements and detachment abilities; its datasheets are nested under
+`sources`. The document lists those stratagems, enhancements and detachment abilities once, and
+the rule text of every weapon ability its weapons use. Layout: docs/dataset.md#faction-documents.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.errors import PublishError
+from pipeline.ids import slug
+from pipeline.publish.formats import feed_rows
+from pipeline.reconcile.factions import NO_FACTION_NAME
+from pipeline.reconcile.keys import fold
+from pipeline.store.ddl import MODEL_BY_TABLE
+
+Row = dict[str, Any]
+
+#: Per-source child tables nested under each of a card's sources.
+SOURCE_CHILDREN = ("model_profiles", "weapons", "abilities", "keywords", "points", "unit_composition",
+                   "wargear_options")  # fmt: skip
+#: Link tables: card key -> (link table, its id column, the table listed once per document).
+LINKED = {
+    "stratagem_ids": ("datasheet_stratagems", "stratagem_id", "stratagems"),
+    "enhancement_ids": ("datasheet_enhancements", "enhancement_id", "enhancements"),
+    "detachment_ability_ids": ("datasheet_detachment_abilities", "detachment_ability_id", "detachment_abilities"),
+}
+#: damage_vs_reference outputs given per weapon, scenario and reference profile.
+DAMAGE_OUTPUTS = ("damage", "damage_per_100_points")
+
+
+def _rows(frames: Mapping[str, pl.DataFrame], table: str) -> list[Row]:
+    frame = frames.get(table)
+    return [] if frame is None else list(feed_rows(frame, MODEL_BY_TABLE.get(table)))
+
+
+def _grouped(rows: Iterable[Row], key: str, drop: tuple[str, ...] = ()) -> dict[str, list[Row]]:
+    found: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        found[row[key]].append({k: v for k, v in row.items() if k not in drop})
+    return found
+
+
+@dataclass(frozen=True)
+class Lookups:
+    """Everything a card needs, grouped once for all factions."""
+
+    unit_of: dict[str, str]
+    sheets: dict[str, list[Row]]
+    children: dict[str, dict[str, list[Row]]]
+    profiles: dict[str, list[Row]]
+    weapons: dict[str, list[Row]]
+    points: dict[str, list[Row]]
+    damage: dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]]
+    leads: dict[str, list[str]]
+    led_by: dict[str, list[str]]
+    linked: dict[str, dict[str, list[str]]]
+    listed: dict[str, dict[str, Row]]
+    ability_rules: dict[str, Row]
+
+
+def _damage(frames: Mapping[str, pl.DataFrame]) -> dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]]:
+    """(unit_id, weapon_id) -> scenario -> reference profile -> outputs, golden weapons only."""
+    found: dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]] = {}
+    frame = frames.get("damage_vs_reference")
+    if frame is None:
+        return found
+    golden = frame.filter(pl.col("golden")).select("unit_id", "weapon_id", "scenario", "profile_id", *DAMAGE_OUTPUTS)
+    for row in golden.iter_rows(named=True):
+        cell = found.setdefault((row["unit_id"], row["weapon_id"]), {}).setdefault(row["scenario"], {})
+        cell[row["profile_id"]] = {k: row[k] for k in DAMAGE_OUTPUTS}
+    return found
+
+
+def _leaders(frames: Mapping[str, pl.DataFrame], unit_of: Mapping[str, str]) -> tuple[dict[str, list[str]], ...]:
+    leads: dict[str, set[str]] = defaultdict(set)
+    led_by: dict[str, set[str]] = defaultdict(set)
+    for row in _rows(frames, "leaders"):
+        leader, attached = unit_of.get(row["leader_id"]), unit_of.get(row["attached_id"])
+        if leader and attached:
+            leads[leader].add(attached)
+            led_by[attached].add(leader)
+    return {k: sorted(v) for k, v in leads.items()}, {k: sorted(v) for k, v in led_by.items()}
+
+
+def _linked(frames: Mapping[str, pl.DataFrame], unit_of: Mapping[str, str]) -> dict[str, dict[str, list[str]]]:
+    found: dict[str, dict[str, list[str]]] = {}
+    for card_key, (table, column, _) in LINKED.items():
+        per_unit: dict[str, set[str]] = defaultdict(set)
+        for row in _rows(frames, table):
+            unit = unit_of.get(row["datasheet_id"])
+            if unit:
+                per_unit[unit].add(row[column])
+        found[card_key] = {k: sorted(v) for k, v in per_unit.items()}
+    return found
+
+
+def _ability_rules(frames: Mapping[str, pl.DataFrame]) -> dict[str, Row]:
+    """Folded rule title -> the canonical rule of that title (weapon abilities preferred)."""
+    rules = [r for r in _rows(frames, "rules") if r.get("variant_of") is None]
+    rules.sort(key=lambda r: (r.get("kind") != "weapon_ability", r["rule_id"]))
+    found: dict[str, Row] = {}
+    for rule in rules:
+        found.setdefault(
+            fold(rule["title"]), {"rule_id": rule["rule_id"], "title": rule["title"], "text": rule["body"]}
+        )
+    return found
+
+
+def lookups(frames: Mapping[str, pl.DataFrame]) -> Lookups:
+    sheets = _rows(frames, "datasheets")
+    unit_of = {s["datasheet_id"]: s["unit_id"] for s in sheets if s.get("unit_id")}
+    leads, led_by = _leaders(frames, unit_of)
+    return Lookups(
+        unit_of=unit_of,
+        sheets=_grouped(sheets, "unit_id"),
+        children={t: _grouped(_rows(frames, t), "datasheet_id", drop=("datasheet_id",)) for t in SOURCE_CHILDREN},
+        profiles=_grouped(_rows(frames, "unit_profiles"), "unit_id", drop=("unit_id",)),
+        weapons=_grouped(_rows(frames, "unit_weapons"), "unit_id", drop=("unit_id",)),
+        points=_grouped(_rows(frames, "unit_points"), "unit_id", drop=("unit_id",)),
+        damage=_damage(frames),
+        leads=leads,
+        led_by=led_by,
+        linked=_linked(frames, unit_of),
+        listed={table: {r[column]: r for r in _rows(frames, table)} for _, (_, column, table) in LINKED.items()},
+        ability_rules=_ability_rules(frames),
+    )
+
+
+def _source(sheet: Row, found: Lookups) -> Row:
+    nested = {k: v for k, v in sheet.items() if k != "unit_id"}
+    for table, grouped in found.children.items():
+        nested[table] = grouped.get(sheet["datasheet_id"], [])
+    return nested
+
+
+def _wargear_options(sources: list[Row]) -> list[str]:
+    """The wargear options of the unit's first datasheet (by precedence) that lists any."""
+    for source in sources:
+        if source["wargear_options"]:
+            return [o["text"] for o in sorted(source["wargear_options"], key=lambda o: o["position"])]
+    return []
+
+
+def card(unit: Row, found: Lookups) -> Row:
+    """One unit's card: its golden rows, links resolved to unit ids, its sources nested."""
+    unit_id = unit["unit_id"]
+    order = {d: i for i, d in enumerate(unit["datasheet_ids"])}
+    sheets = sorted(found.sheets.get(unit_id, []), key=lambda s: order.get(s["datasheet_id"], len(order)))
+    sources = [_source(s, found) for s in sheets]
+    weapons = [
+        {**w, "damage_vs_reference": found.damage.get((unit_id, w["weapon_id"]), {})}
+        for w in found.weapons.get(unit_id, [])
+    ]
+    return {
+        **unit,
+        "profiles": found.profiles.get(unit_id, []),
+        "weapons": weapons,
+        "unit_points": found.points.get(unit_id, []),
+        "leads": found.leads.get(unit_id, []),
+        "led_by": found.led_by.get(unit_id, []),
+        "wargear_options": _wargear_options(sources),
+        **{key: found.linked[key].get(unit_id, []) for key in LINKED},
+        "sources": sources,
+    }
+
+
+def _ability_texts(cards: list[Row], found: Lookups) -> dict[str, Row | None]:
+    """Every weapon ability the cards' weapons use -> its rule (None when no rule has its name)."""
+    texts: dict[str, Row | None] = {}
+    for unit in cards:
+        for weapon in unit["weapons"]:
+            for ability in weapon["abilities"]:
+                texts.setdefault(ability, _rule_for(ability, found.ability_rules))
+    return dict(sorted(texts.items()))
+
+
+def _rule_for(ability: str, rules: Mapping[str, Row]) -> Row | None:
+    """`sustained hits d3` -> the Sustained Hits rule; `anti-infantry 4+` -> Anti."""
+    words = fold(ability).split()
+    for n in range(len(words), 0, -1):
+        if " ".join(words[:n]) in rules:
+            return rules[" ".join(words[:n])]
+    head = fold(ability.split("-")[0]) if "-" in ability else ""
+    return rules.get(head)
+
+
+def faction_document(faction: str, units: list[Row], found: Lookups) -> Row:
+    cards = [card(u, found) for u in units]
+    listed = {}
+    for key, (_, _, table) in LINKED.items():
+        ids = sorted({i for c in cards for i in c[key]})
+        listed[table] = [found.listed[table][i] for i in ids if i in found.listed[table]]
+    return {
+        "faction": faction,
+        "units": cards,
+        **listed,
+        "weapon_abilities": _ability_texts(cards, found),
+    }
+
+
+def faction_file_names(factions: Iterable[str]) -> dict[str, str]:
+    """Display faction -> file name; two factions whose names slug alike are an error, never an overwrite."""
+    names: dict[str, str] = {}
+    taken: dict[str, str] = {}
+    for faction in sorted(set(factions)):
+        name = f"{slug(faction)}.json"
+        if name in taken:
+            raise PublishError(f"factions {taken[name]!r} and {faction!r} would both be written to {name}")
+        taken[name] = faction
+        names[faction] = name
+    return names
+
+
+def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -> list[str]:
+    """One JSON document per faction (not the pseudo faction of units of no faction)."""
+    folder = release / "feed" / "factions"
+    folder.mkdir(parents=True, exist_ok=True)
+    found = lookups(frames)
+    by_faction = _grouped(_rows(frames, "units"), "faction")
+    by_faction.pop(NO_FACTION_NAME, None)
+    written = []
+    for faction, name in faction_file_names(by_faction).items():
+        document = faction_document(faction, by_faction[faction], found)
+        (folder / name).write_text(json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        written.append(name)
+    return written
