@@ -61,12 +61,17 @@ class Filed:
     keyword_keys: frozenset[str]
 
 
+#: Share of a faction's datasheets (those with faction keywords) that must carry the parent's keyword.
+PARENT_SHARE = 0.9
+
+
 def parent_factions(filed: Iterable[Filed]) -> dict[tuple[str, str], str]:
     """(format, faction key) -> the faction key it is a sub-faction of.
 
-    A faction of one source whose every datasheet carries a faction keyword that names
-    another faction of that same source (every Ultramarines entry is ADEPTUS ASTARTES,
-    and Adeptus Astartes is a faction of BSData) is filed under that faction.
+    A faction of one source whose datasheets (at least PARENT_SHARE of those with faction
+    keywords) carry a faction keyword that names another faction of that same source (the
+    Ultramarines entries are ADEPTUS ASTARTES, and Adeptus Astartes is a faction of BSData) is
+    filed under that faction.
     """
     sets: dict[tuple[str, str], list[frozenset[str]]] = defaultdict(list)
     for item in filed:
@@ -75,10 +80,10 @@ def parent_factions(filed: Iterable[Filed]) -> dict[tuple[str, str], str]:
     parents = {}
     for (fmt, key), keyword_sets in sets.items():
         carried = [s for s in keyword_sets if s]
-        if not carried:
-            continue
-        common = frozenset.intersection(*carried)
-        found = sorted(k for k in common if k != key and (fmt, k) in factions)
+        counts = Counter(k for s in carried for k in s)
+        found = sorted(
+            k for k, n in counts.items() if n >= PARENT_SHARE * len(carried) and k != key and (fmt, k) in factions
+        )
         if len(found) == 1:
             parents[(fmt, key)] = found[0]
     return parents
