@@ -129,12 +129,10 @@ def test_sql_returns_the_seed_weapons(good_release: Published) -> None:
 
 
 def test_sql_reads_a_version_folder_and_views(good_release: Published) -> None:
-    query = "SELECT datasheet_id, points, models FROM v_unit_cards WHERE name = 'Lord Invocatus' ORDER BY 1"
+    """One card per unit: Lord Invocatus of the page and of Wahapedia, 110 points (Wahapedia is dated)."""
+    query = "SELECT unit_id, points, models, datasheets FROM v_unit_cards WHERE name = 'Lord Invocatus'"
     rows = _json_rows(invoke("sql", query, "-r", good_release.release, "--json"))
-    assert rows == [
-        {"datasheet_id": "page:world-eaters:lord-invocatus", "points": 140, "models": 1},
-        {"datasheet_id": "wh:000002623", "points": 110, "models": 1},
-    ]
+    assert rows == [{"unit_id": "unit:world-eaters:lord-invocatus", "points": 110, "models": 1, "datasheets": 2}]
 
 
 def test_sql_prints_values_as_they_are(good_release: Published) -> None:

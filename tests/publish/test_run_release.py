@@ -186,14 +186,24 @@ def test_the_damage_matrix_is_hive_parquet_and_the_feed_has_its_reference_slice(
     assert feed["profile_id"].str.starts_with("ref:").all()
 
 
-def test_one_feed_document_per_faction_nests_its_datasheets(good_release: Published) -> None:
+def test_one_feed_document_per_faction_has_one_card_per_unit(good_release: Published) -> None:
+    """Lord Invocatus: one card, its page and Wahapedia datasheets nested; it leads the Khorne
+    Berzerkers (the Wahapedia `leaders` row, resolved to unit ids both ways)."""
     folder = good_release.release / "feed" / "factions"
     documents = {p.name: json.loads(p.read_text()) for p in folder.glob("*.json")}
-    names = {d["faction"]: sorted(s["name"] for s in d["datasheets"]) for d in documents.values()}
+    names = {d["faction"]: sorted(u["name"] for u in d["units"]) for d in documents.values()}
     assert names["Orks"] == ["Nobz", "Warboss", "Wazdakka Gutsmek"]
-    assert names["World Eaters"] == ["Khorne Berzerkers", "Lord Invocatus", "Lord Invocatus"]
-    invocatus = next(s for s in documents["world-eaters.json"]["datasheets"] if s["datasheet_id"] == "wh:000002623")
-    assert [(p["models"], p["cost"]) for p in invocatus["points"]] == [(1, 110)]
+    assert names["World Eaters"] == ["Khorne Berzerkers", "Lord Invocatus"]
+    cards = {u["unit_id"]: u for u in documents["world-eaters.json"]["units"]}
+    invocatus = cards["unit:world-eaters:lord-invocatus"]
+    assert [s["datasheet_id"] for s in invocatus["sources"]] == ["wh:000002623", "page:world-eaters:lord-invocatus"]
+    assert [(p["models"], p["cost"]) for p in invocatus["unit_points"]] == [(1, 110)]
+    assert invocatus["leads"] == ["unit:world-eaters:khorne-berzerkers"]
+    assert cards["unit:world-eaters:khorne-berzerkers"]["led_by"] == ["unit:world-eaters:lord-invocatus"]
+    assert isinstance(invocatus["provenance"], dict)
+    pistol = next(w for w in invocatus["weapons"] if w["name"] == "Bolt pistol")
+    assert set(pistol["damage_vs_reference"]) == {"charged", "cover", "default", "half_range", "stationary"}
+    assert documents["world-eaters.json"]["weapon_abilities"]["pistol"]["title"] == "Pistol"
 
 
 def test_quality_results_and_data_docs_are_in_the_release(good_release: Published, good_run: RunResult) -> None:

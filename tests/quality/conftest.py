@@ -167,10 +167,11 @@ def good_records() -> list[Record]:
             text_html="<p>While this model is leading a unit, add 1 to the <b>Hit roll</b>.</p>",
         ),
         Stratagem(
-            stratagem_id="core:insane-bravery",
+            stratagem_id="strat:core:insane-bravery",
             name="INSANE BRAVERY",
             cp=1,
-            type="Core – Epic Deed",
+            type="Epic Deed",
+            detachment="Core",
             effect="Your unit automatically passes that Battle-shock test.",
             source_id=PAGE,
             line=40,
