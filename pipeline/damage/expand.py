@@ -175,11 +175,23 @@ def partition_path(out_dir: Path, scenario: str) -> Path:
     return Path(out_dir) / PARQUET_DIR / f"scenario={scenario}" / PARQUET_FILE
 
 
+#: Rows per Parquet row group (Polars' default): min/max statistics per group let DuckDB skip groups.
+ROW_GROUP_ROWS = 512 * 512
+
+
 def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
-    """One scenario's rows without the `scenario` column (the hive path carries it); zstd."""
+    """One scenario's rows without the `scenario` column (the hive path carries it); zstd.
+
+    The id columns are Enums in memory; they are written dictionary-encoded as plain UTF-8
+    strings with no Arrow schema in the file, so Polars, pyarrow and DuckDB all read strings
+    (a stored Enum type would make Polars read an Enum that joins to no string column).
+    """
+    import pyarrow.parquet as pq
+
     path = partition_path(out_dir, scenario)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.drop("scenario").write_parquet(path, compression="zstd", statistics=True)
+    table = frame.drop("scenario").to_arrow()
+    pq.write_table(table, path, compression="zstd", row_group_size=ROW_GROUP_ROWS, store_schema=False)
     return path
 
 

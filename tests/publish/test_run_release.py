@@ -242,3 +242,25 @@ def test_every_source_accounts_for_its_rows(good_release: Published) -> None:
     assert unbalanced.is_empty()
     sheets = sources.row(by_predicate=pl.col("source_id") == "wahapedia_csv:Datasheets.csv", named=True)
     assert (sheets["rows_in"], sheets["rows_curated"]) == (5, 5)
+
+
+def test_published_ids_are_plain_strings_to_every_reader(good_release: Published) -> None:
+    """The matrix holds its ids as Polars Enums in memory; in the files they are strings, so a
+    Polars join of the matrix to `weapons` works (it failed on an Enum), and pyarrow and DuckDB agree."""
+    import pyarrow.parquet as pq
+
+    release = good_release.release
+    matrix = pl.read_parquet(release / "damage_matrix" / "**" / "*.parquet", hive_partitioning=True)
+    weapons = pl.read_parquet(release / "weapons.parquet")
+    assert (matrix.schema["weapon_id"], matrix.schema["profile_id"]) == (pl.String, pl.String)
+    assert matrix.join(weapons, on="weapon_id", how="inner").height == matrix.height
+    vs_reference = pl.read_parquet(release / "damage_vs_reference.parquet")
+    assert vs_reference.join(weapons, on="weapon_id", how="anti").is_empty()
+    part = next((release / "damage_matrix").glob("*/part-0.parquet"))
+    assert str(pq.read_schema(part).field("weapon_id").type) == "string"
+    con = duckdb.connect()
+    try:
+        (kind,) = con.execute("SELECT typeof(weapon_id) FROM read_parquet(?) LIMIT 1", [str(part)]).fetchone() or ("",)
+    finally:
+        con.close()
+    assert kind == "VARCHAR"
