@@ -5,6 +5,7 @@ All the work is done by the library (`pipeline.run` and the stage packages).
 
 from __future__ import annotations
 
+import csv
 import functools
 import json
 import os
@@ -197,6 +198,8 @@ def sql(
     query: Annotated[str, typer.Argument(help="SQL to run (read-only).")],
     release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
     as_json: Annotated[bool, typer.Option("--json", help="Rows as JSON lines.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Rows as CSV with a header line.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="Print at most this many rows.")] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", min=0.001, help="Stop the query after this many seconds.")
     ] = config.SQL_TIMEOUT_SECONDS,
@@ -204,14 +207,24 @@ def sql(
         str, typer.Option("--memory", help="Memory limit of the query, e.g. 512MB or 2GB.")
     ] = config.SQL_MEMORY_LIMIT,
 ) -> None:
-    """Run a read-only SQL query on a published release, sandboxed (see README)."""
+    """Run a read-only SQL query on a published release, sandboxed (see README).
+
+    The table rounds floats to `config.SQL_FLOAT_DIGITS` decimals; --json and --csv print them whole.
+    """
     from pipeline.publish.query import run_query
     from pipeline.publish.sql_limits import SqlLimits
 
-    columns, rows = run_query(query, release, SqlLimits(timeout=timeout, memory=memory))
+    if as_json and as_csv:
+        raise PipelineError("choose one of --json and --csv")
+    columns, rows = run_query(query, release, SqlLimits(timeout=timeout, memory=memory), max_rows=limit)
     if as_json:
         for row in rows:
             sys.stdout.write(json.dumps(dict(zip(columns, row, strict=True)), default=str) + "\n")
+        return
+    if as_csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([_csv_cell(v) for v in row] for row in rows)
         return
     table = Table(*columns)
     for row in rows:
@@ -220,7 +233,22 @@ def sql(
 
 
 def _cell(value: Any) -> str:
-    return "NULL" if value is None else str(value)
+    """A value in the table: NULL, floats rounded (trailing zeros dropped), the rest as text."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        text = f"{value:.{config.SQL_FLOAT_DIGITS}f}".rstrip("0").rstrip(".")
+        return "0" if text in {"-0", ""} else text
+    return str(value)
+
+
+def _csv_cell(value: Any) -> str:
+    """A value in CSV: empty for NULL, lists and maps as JSON, the rest as text."""
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return str(value)
 
 
 @command(app, "quality")
@@ -263,13 +291,18 @@ def diff(
     old: Annotated[Path, typer.Argument(help="Older release (or output folder).")],
     new: Annotated[Path, typer.Argument(help="Newer release (or output folder).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the diff as JSON.")] = False,
+    summary: Annotated[bool, typer.Option("--summary", help="Only rows added, removed, changed per table.")] = False,
 ) -> None:
-    """What changed between two releases, per table, by stable id, field by field."""
-    from pipeline.publish.diff import diff_releases, format_diff
+    """What changed between two releases, per table, by stable id, field by field (not `line`, `provenance`)."""
+    from pipeline.publish.diff import diff_releases, format_diff, format_summary
 
-    diffs = diff_releases(old, new)
-    if as_json:
+    diffs = diff_releases(old, new, fields=not summary)
+    if as_json and summary:
+        sys.stdout.write(json.dumps({d.table: d.counts() for d in diffs}, indent=1) + "\n")
+    elif as_json:
         sys.stdout.write(json.dumps([d.as_json() for d in diffs if not d.empty], default=str, indent=1) + "\n")
+    elif summary:
+        sys.stdout.write(format_summary(diffs) + "\n")
     else:
         sys.stdout.write(format_diff(diffs) + "\n")  # plain lines: never wrapped, greppable
 

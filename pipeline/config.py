@@ -122,3 +122,5 @@ FACTION_ALIASES: dict[str, str] = {
 SQL_TIMEOUT_SECONDS = 60.0
 SQL_MEMORY_LIMIT = "2GB"
 SQL_THREADS = min(4, os.cpu_count() or 1)
+#: Decimals `dataslate sql` shows for floats in its table (--json and --csv print them whole).
+SQL_FLOAT_DIGITS = 3

@@ -28,7 +28,7 @@ class TableChanges:
         return {"added": len(self.added), "removed": len(self.removed), "changed": len(self.changed)}
 
 
-def _keyed(frame: pl.DataFrame, key: tuple[str, ...], compared: list[str]) -> pl.DataFrame:
+def keyed(frame: pl.DataFrame, key: tuple[str, ...], compared: list[str]) -> pl.DataFrame:
     label = pl.concat_str([pl.col(k).cast(pl.String).fill_null("None") for k in key], separator=" | ")
     hashed = frame.select(compared).hash_rows(seed=0) if compared else None
     keyed = frame.select(label.alias(_KEY))
@@ -47,7 +47,7 @@ def table_changes(old: pl.DataFrame | None, new: pl.DataFrame | None, key: tuple
     old = old if old is not None else pl.DataFrame(schema=new.schema if new is not None else {})
     new = new if new is not None else pl.DataFrame(schema=old.schema)
     compared = compared_columns(old, new)
-    before, after = _keyed(old, key, compared), _keyed(new, key, compared)
+    before, after = keyed(old, key, compared), keyed(new, key, compared)
     added = after.join(before, on=_KEY, how="anti")[_KEY].sort().to_list()
     removed = before.join(after, on=_KEY, how="anti")[_KEY].sort().to_list()
     both = before.join(after, on=_KEY, how="inner", suffix="_new")

@@ -1,4 +1,8 @@
-"""`dataslate diff OLD NEW`: what changed between two releases, by stable id, field by field."""
+"""`dataslate diff OLD NEW`: what changed between two releases, by stable id, field by field.
+
+Rows are matched by their table's key (publish/changes.py); `line` and `provenance` never
+make a row changed (they say where a value came from, not what it is).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
+import polars as pl
 import pyarrow.parquet as pq
 
+from pipeline.publish.changes import IGNORED, compared_columns, keyed, table_changes
 from pipeline.publish.release import resolve_release
 from pipeline.store.ddl import MODEL_BY_TABLE
-
-#: Columns that move when unrelated input lines move; not a change of the data.
-IGNORED = {"line"}
 
 
 @dataclass
@@ -27,48 +29,59 @@ class TableDiff:
     def empty(self) -> bool:
         return not (self.added or self.removed or self.changed)
 
+    def counts(self) -> dict[str, int]:
+        return {"added": len(self.added), "removed": len(self.removed), "changed": len(self.changed)}
+
     def as_json(self) -> dict[str, Any]:
         return {"table": self.table, "added": self.added, "removed": self.removed, "changed": self.changed}
 
 
-def _rows_by_key(con: duckdb.DuckDBPyConnection, path: Path, key: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    rel = con.from_arrow(pq.read_table(path))  # not read_parquet(path): DuckDB would read "[" or "*" as a glob
-    rows = [dict(zip(rel.columns, values, strict=True)) for values in rel.fetchall()]
-    return {" | ".join(str(r[k]) for k in key): r for r in rows}
+def _read(path: Path) -> pl.DataFrame | None:
+    """A table's Parquet (pyarrow opens the path as it is: `[` or `*` in a folder name are no glob)."""
+    frame = pl.from_arrow(pq.read_table(path)) if path.exists() else None
+    return frame if isinstance(frame, pl.DataFrame) else None
 
 
-def diff_table(con: duckdb.DuckDBPyConnection, table: str, old: Path, new: Path) -> TableDiff:
-    """Added, removed and changed rows of one table (changed: field -> [old, new])."""
+def _rows(frame: pl.DataFrame, key: tuple[str, ...], keys: list[str]) -> dict[str, dict[str, Any]]:
+    labelled = frame.with_columns(keyed(frame, key, []).get_column("_key"))
+    return {row.pop("_key"): row for row in labelled.filter(pl.col("_key").is_in(keys)).to_dicts()}
+
+
+def diff_table(table: str, old: Path, new: Path, *, fields: bool = True) -> TableDiff:
+    """Added, removed and changed rows of one table (changed: field -> [old, new] when `fields`)."""
     key = MODEL_BY_TABLE[table].KEY
-    before = _rows_by_key(con, old, key) if old.exists() else {}
-    after = _rows_by_key(con, new, key) if new.exists() else {}
-    result = TableDiff(table)
-    result.added = [{"key": k} for k in sorted(after.keys() - before.keys())]
-    result.removed = [{"key": k} for k in sorted(before.keys() - after.keys())]
-    for k in sorted(before.keys() & after.keys()):
-        fields = {
-            c: [before[k].get(c), after[k].get(c)]
-            for c in sorted(set(before[k]) | set(after[k]))
-            if c not in IGNORED and before[k].get(c) != after[k].get(c)
-        }
-        if fields:
-            result.changed.append({"key": k, "fields": fields})
+    before, after = _read(old), _read(new)
+    changes = table_changes(before, after, key)
+    result = TableDiff(table, [{"key": k} for k in changes.added], [{"key": k} for k in changes.removed])
+    if not fields or before is None or after is None:
+        result.changed = [{"key": k} for k in changes.changed]
+        return result
+    columns = [c for c in compared_columns(before, after) if c not in IGNORED]
+    was, now = _rows(before, key, changes.changed), _rows(after, key, changes.changed)
+    for k in changes.changed:
+        differ = {c: [was[k].get(c), now[k].get(c)] for c in columns if was[k].get(c) != now[k].get(c)}
+        result.changed.append({"key": k, "fields": differ})
     return result
 
 
-def diff_releases(old: Path, new: Path) -> list[TableDiff]:
-    """Diff every keyed table published as Parquet in either release."""
+def diff_releases(old: Path, new: Path, *, fields: bool = True) -> list[TableDiff]:
+    """Diff every keyed table published as Parquet in either release (`fields=False`: keys only)."""
     old_dir, new_dir = resolve_release(old), resolve_release(new)
     tables = sorted({p.stem for d in (old_dir, new_dir) for p in d.glob("*.parquet")} & set(MODEL_BY_TABLE))
-    con = duckdb.connect()
-    try:
-        return [
-            diff_table(con, t, old_dir / f"{t}.parquet", new_dir / f"{t}.parquet")
-            for t in tables
-            if MODEL_BY_TABLE[t].KEY
-        ]
-    finally:
-        con.close()
+    return [
+        diff_table(t, old_dir / f"{t}.parquet", new_dir / f"{t}.parquet", fields=fields)
+        for t in tables
+        if MODEL_BY_TABLE[t].KEY
+    ]
+
+
+def format_summary(diffs: list[TableDiff]) -> str:
+    """One line per table: `table: +added -removed ~changed` (every keyed table, changed or not)."""
+    width = max((len(d.table) for d in diffs), default=0)
+    return (
+        "\n".join(f"{d.table:<{width}}  +{len(d.added)} -{len(d.removed)} ~{len(d.changed)}" for d in diffs)
+        or "no tables"
+    )
 
 
 def format_diff(diffs: list[TableDiff]) -> str:
@@ -81,6 +94,6 @@ def format_diff(diffs: list[TableDiff]) -> str:
         lines += [f"  + {row['key']}" for row in d.added]
         lines += [f"  - {row['key']}" for row in d.removed]
         for row in d.changed:
-            for name, (was, now) in row["fields"].items():
+            for name, (was, now) in row.get("fields", {}).items():
                 lines.append(f"  ~ {row['key']}: {name} {was!r} -> {now!r}")
     return "\n".join(lines) if lines else "no differences"

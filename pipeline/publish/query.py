@@ -96,16 +96,21 @@ def refuse_writes(con: duckdb.DuckDBPyConnection, query: str) -> None:
 
 
 def fetch_rows(
-    con: duckdb.DuckDBPyConnection, query: str, limit: Deadline, max_bytes: int
+    con: duckdb.DuckDBPyConnection, query: str, limit: Deadline, max_bytes: int, max_rows: int | None = None
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Run `query` and fetch its rows in batches, within the time limit and `max_bytes`."""
+    """Run `query` and fetch its rows in batches, within the time limit and `max_bytes`; at most
+    `max_rows` rows (the rest is not fetched)."""
     con.execute(query)
     if con.description is None:
         return [], []
     columns = [d[0] for d in con.description]
     rows: list[tuple[Any, ...]] = []
     kept = 0
-    while batch := con.fetchmany(FETCH_BATCH_ROWS):
+    while max_rows is None or len(rows) < max_rows:
+        wanted = FETCH_BATCH_ROWS if max_rows is None else min(FETCH_BATCH_ROWS, max_rows - len(rows))
+        batch = con.fetchmany(wanted)
+        if not batch:
+            break
         limit.check()
         kept += sum(map(row_bytes, batch))
         if kept > max_bytes:
@@ -114,15 +119,17 @@ def fetch_rows(
     return columns, rows
 
 
-def run_query(query: str, release: Path, limits: SqlLimits | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Columns and rows of a query run in the sandbox (see the module docstring)."""
+def run_query(
+    query: str, release: Path, limits: SqlLimits | None = None, max_rows: int | None = None
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Columns and rows (at most `max_rows`) of a query run in the sandbox (see the module docstring)."""
     limits = limits or SqlLimits()
     max_bytes = limits.memory_bytes()
     con = open_release(release, limits)
     try:
         refuse_writes(con, query)
         with memory_ceiling(max_bytes), deadline(con, limits.timeout) as limit:
-            return fetch_rows(con, query, limit, max_bytes)
+            return fetch_rows(con, query, limit, max_bytes, max_rows)
     except (duckdb.OutOfMemoryException, MemoryError) as exc:
         raise PipelineError(
             f"the query needs more than the memory limit ({limits.memory}, --memory)", context=CONTEXT

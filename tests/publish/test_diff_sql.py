@@ -113,6 +113,26 @@ def test_diff_leaves_untouched_units_out(diff_json: dict[str, dict[str, Any]]) -
     assert mentioned == []
 
 
+def test_diff_summary_counts_rows_per_table(good_release: Published, broken_release: Published,
+                                            diff_json: dict[str, dict[str, Any]]) -> None:  # fmt: skip
+    text = invoke("diff", good_release.out, broken_release.out, "--summary")
+    counts = json.loads(invoke("diff", good_release.out, broken_release.out, "--summary", "--json").stdout)
+    # units: the broken page's Test Sergeant is new; the Warboss lost its statline (its T 0 row quarantined).
+    assert text.exit_code == 0 and counts["units"] == {"added": 1, "removed": 0, "changed": 1}
+    for table, d in diff_json.items():
+        assert counts[table] == {k: len(d[k]) for k in ("added", "removed", "changed")}, table
+        assert f"+{len(d['added'])} -{len(d['removed'])} ~{len(d['changed'])}" in text.stdout
+    assert "unit_weapons" in counts and "damage_vs_reference" in counts
+
+
+def test_diff_leaves_provenance_out(diff_json: dict[str, dict[str, Any]]) -> None:
+    """Lord Invocatus's points changed on the page (140 -> 110), not which source wins (Wahapedia's
+    dated 110): its provenance reason changes, its values do not — so no `units` row changed for it."""
+    fields = [row["fields"] for d in diff_json.values() for row in d["changed"]]
+    assert all("provenance" not in f and "line" not in f for f in fields)
+    assert "unit:world-eaters:lord-invocatus" not in {row["key"] for row in diff_json["units"]["changed"]}
+
+
 def test_a_release_has_no_differences_with_itself(good_release: Published) -> None:
     published = good_release
     result = invoke("diff", published.out, published.release)
@@ -133,6 +153,19 @@ def test_sql_reads_a_version_folder_and_views(good_release: Published) -> None:
     query = "SELECT unit_id, points, models, datasheets FROM v_unit_cards WHERE name = 'Lord Invocatus'"
     rows = _json_rows(invoke("sql", query, "-r", good_release.release, "--json"))
     assert rows == [{"unit_id": "unit:world-eaters:lord-invocatus", "points": 110, "models": 1, "datasheets": 2}]
+
+
+def test_sql_limit_csv_and_rounded_floats(good_release: Published) -> None:
+    query = "SELECT unit, weapon, damage FROM v_weapon_vs_reference WHERE golden ORDER BY damage DESC, weapon_id"
+    full = _json_rows(invoke("sql", query, "-r", good_release.out, "--json"))
+    csv_out = invoke("sql", query, "-r", good_release.out, "--csv", "--limit", "2")
+    lines = csv_out.stdout.splitlines()
+    assert lines[0] == "unit,weapon,damage" and len(lines) == 3
+    assert lines[1].endswith("," + repr(full[0]["damage"]))  # CSV keeps the float whole
+    table = invoke("sql", query, "-r", good_release.out, "--limit", "1")
+    rounded = f"{full[0]['damage']:.3f}".rstrip("0").rstrip(".")
+    assert rounded in table.stdout and repr(full[0]["damage"]) not in table.stdout
+    assert len(_json_rows(invoke("sql", query, "-r", good_release.out, "--json", "--limit", "0"))) == 0
 
 
 def test_sql_prints_values_as_they_are(good_release: Published) -> None:
