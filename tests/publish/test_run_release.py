@@ -252,7 +252,7 @@ def test_published_ids_are_plain_strings_to_every_reader(good_release: Published
     release = good_release.release
     matrix = pl.read_parquet(release / "damage_matrix" / "**" / "*.parquet", hive_partitioning=True)
     weapons = pl.read_parquet(release / "weapons.parquet")
-    assert (matrix.schema["weapon_id"], matrix.schema["profile_id"]) == (pl.String, pl.String)
+    assert matrix.schema["weapon_id"] == pl.String() and matrix.schema["profile_id"] == pl.String()
     assert matrix.join(weapons, on="weapon_id", how="inner").height == matrix.height
     vs_reference = pl.read_parquet(release / "damage_vs_reference.parquet")
     assert vs_reference.join(weapons, on="weapon_id", how="anti").is_empty()
