@@ -13,10 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from pipeline.dataset import Dataset
+from pipeline.publish.aliases import unit_aliases
 from pipeline.reconcile.keys import name_key
+from pipeline.reconcile.precedence import source_format
 from pipeline.reconcile.stage import reconcile_stage, resolve
 from pipeline.reconcile.weapons import weapon_clusters
 from pipeline.sources.registry import read_inputs
@@ -33,8 +36,13 @@ INVOCATUS = "unit:world-eaters:lord-invocatus"
 
 
 @pytest.fixture(scope="module")
-def reconciled(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path) -> tuple[Dataset, dict[str, Any]]:
-    staged = reconcile_stage(read_inputs([pages_dir, wahapedia_dir, bsdata_dir]).dataset)
+def parsed(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path) -> Dataset:
+    return read_inputs([pages_dir, wahapedia_dir, bsdata_dir]).dataset
+
+
+@pytest.fixture(scope="module")
+def reconciled(parsed: Dataset) -> tuple[Dataset, dict[str, Any]]:
+    staged = reconcile_stage(parsed)
     return staged.dataset, staged.report.as_dict()
 
 
@@ -203,3 +211,44 @@ def test_copies_inherit_their_homes_weapons(reconciled: tuple[Dataset, dict[str,
 def test_unmatched_bsdata_units(reconciled: tuple[Dataset, dict[str, Any]], bsdata_name: str) -> None:
     (bs,) = _sheets(reconciled[0], bsdata_name, "bsdata")
     assert [s for s in reconciled[0].records(Datasheet) if s.unit_id == bs.unit_id] == [bs]
+
+
+def _unit_ids(dataset: Dataset, formats: set[str]) -> dict[str, str]:
+    """datasheet_id -> unit_id when only the inputs of `formats` are given."""
+    kept = [r for _, rows in dataset.tables() for r in rows if source_format(r.source_id or "") in formats]
+    return {m.datasheet_id: u.unit_id for u in resolve(Dataset(kept)) for m in u.members}
+
+
+def test_unit_ids_do_not_change_when_a_source_is_added(parsed: Dataset) -> None:
+    """Adding BSData to pages + Wahapedia changes no unit id (on main it changed six: the Hell Blades
+    and the four titans); Wahapedia alone and with BSData agree too."""
+    every = _unit_ids(parsed, {"page_export", "wahapedia_csv", "bsdata"})
+    for formats in ({"page_export", "wahapedia_csv"}, {"wahapedia_csv"}):
+        fewer = _unit_ids(parsed, formats)
+        assert {d: u for d, u in fewer.items() if every[d] != u} == {}
+
+
+def test_unit_ids_that_change_when_a_source_is_removed_are_aliased(parsed: Dataset) -> None:
+    """Without Wahapedia, five units keep only BSData's spelling; each id change is an alias."""
+    every = _unit_ids(parsed, {"page_export", "wahapedia_csv", "bsdata"})
+    without = _unit_ids(parsed, {"page_export", "bsdata"})
+    changed = {(without[d], every[d]) for d in without if without[d] != every[d]}
+    assert changed == {
+        ("unit:chaos-space-marines:hellblade-legends", "unit:chaos-space-marines:hell-blade-legends"),
+        ("unit:world-eaters:hellblade-legends", "unit:world-eaters:hell-blade-legends"),
+        ("unit:space-marines:ancient-in-terminator-armor", "unit:space-marines:ancient-in-terminator-armour"),
+        ("unit:space-marines:tarantula-air-defense-battery-legends",
+         "unit:space-marines:tarantula-air-defence-battery-legends"),
+        ("unit:tau-empire:piranha", "unit:tau-empire:piranhas"),
+    }  # fmt: skip
+
+    def units(ids: dict[str, str]) -> pl.DataFrame:
+        by_unit: dict[str, list[str]] = {}
+        for datasheet, unit in sorted(ids.items()):
+            by_unit.setdefault(unit, []).append(datasheet)
+        return pl.DataFrame({"unit_id": list(by_unit), "datasheet_ids": list(by_unit.values())})
+
+    for before, after in ((every, without), (without, every)):
+        aliases = unit_aliases(units(before), units(after))
+        pairs = set(zip(aliases["old_id"], aliases["new_id"], strict=True))
+        assert pairs == ({(b, a) for a, b in changed} if before is every else changed)
