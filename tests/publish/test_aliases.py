@@ -30,8 +30,8 @@ def _previous(folder: Path) -> PreviousRelease:
     _units(
         {"unit:a:x": ["d1"], "unit:a:y": ["d2", "d3"], "unit:a:gone": ["d9"], "unit:a:w": ["d4", "d5"]}
     ).write_parquet(folder / "units.parquet")
-    _aliases([("unit:a:older", "unit:a:x", "unit", OLD, RENAMED),
-              ("wh:1", "strat:core:x", "stratagem", OLD, "merged")]).write_parquet(folder / "id_aliases.parquet")  # fmt: skip
+    earlier = [("unit:a:older", "unit:a:x", "unit", OLD, RENAMED), ("wh:1", "strat:core:x", "stratagem", OLD, "merged")]
+    _aliases(earlier).write_parquet(folder / "id_aliases.parquet")
     return PreviousRelease(folder, OLD)
 
 
@@ -39,11 +39,11 @@ def test_changed_ids_are_aliased_and_earlier_aliases_followed(tmp_path: Path) ->
     frames = {
         "units": _units(
             {"unit:a:x2": ["d1"], "unit:a:y": ["d2"], "unit:a:z": ["d3"], "unit:a:w1": ["d4"], "unit:a:w2": ["d5"]}
-        ),  # fmt: skip
+        ),
         "stratagems": pl.DataFrame({"stratagem_id": ["strat:core:x"]}),
         "id_aliases": _aliases(
             [("wh:1", "strat:core:x", "stratagem", "", "merged"), ("wh:2", "strat:core:x", "stratagem", "", "merged")]
-        ),  # fmt: skip
+        ),
     }
     rows = with_id_aliases(frames, _previous(tmp_path / "old"), NEW)["id_aliases"]
     found = {(r["old_id"], r["new_id"]): (r["since_version"], r["reason"]) for r in rows.to_dicts()}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from itertools import pairwise
 from pathlib import Path
 
 import polars as pl
@@ -57,7 +58,7 @@ def test_removing_wahapedia_keeps_the_ids_of_units_other_sources_hold(runs: list
 
 
 def test_each_manifest_names_the_release_it_was_compared_with(runs: list[RunResult]) -> None:
-    for earlier, later in zip(runs, runs[1:], strict=False):
+    for earlier, later in pairwise(runs):
         manifest = _manifest(later)
         changes = manifest["changes"]
         assert isinstance(changes, dict)
