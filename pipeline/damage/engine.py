@@ -100,9 +100,12 @@ def save_steps() -> list[pl.Expr]:
     invuln = pl.when(_c("ranged")).then(_c("inv_ranged")).otherwise(_c("inv_melee"))
     need = pl.min_horizontal(armour, invuln)
     devastating = _c("critical_wounds") * _c("devastating_wounds").cast(pl.Float64)
+    # When every wound is critical (Twin-linked, wounding on 6s) the difference is 0 up to rounding
+    # (-1e-17): clipped, so no cell reads negative.
+    saved_against = pl.max_horizontal(_c("wounds") - devastating, pl.lit(0.0))
     return [
         devastating.alias("devastating"),
-        ((_c("wounds") - devastating) * (need - 1) / 6.0).alias("unsaved"),
+        (saved_against * (need - 1) / 6.0).alias("unsaved"),
     ]
 
 

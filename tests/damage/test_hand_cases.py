@@ -210,6 +210,16 @@ def test_devastating_wounds_turn_critical_wounds_into_mortal_wounds() -> None:
     )
 
 
+def test_twin_linked_devastating_wounds_on_sixes_leave_no_negative_save() -> None:
+    # S5 vs T12 wounds on 6s only: every wound is a Critical Wound, so no wound faces a save. Twin-linked
+    # re-rolls make wounds and critical wounds equal only up to rounding (1e-17): unsaved is exactly 0.
+    # A Twin volkite charger (A2 S5 D2) against a T10 Sv3+ monster read -1.85e-17 before the clip.
+    twin = weapon(attacks="2", strength=5, damage="2", abilities=["twin-linked", "devastating wounds"])
+    result = cell(twin, target(toughness=10, save=3, wounds=12))
+    assert result["unsaved"] == 0.0
+    check(result, mortal_wounds=2 * 4 / 6 * (1 / 6 + 5 / 6 * 1 / 6) * 2)
+
+
 def test_anti_and_devastating_wounds_combine() -> None:
     # anti-infantry 2+ with devastating wounds vs INFANTRY: every wound roll of 2+ is critical;
     # 6.667 hits × 5/6 crits -> mortal wounds D1 each; nothing goes to the saving throw
