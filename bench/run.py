@@ -5,6 +5,7 @@ printed, never asserted: machines here are noisy 2-core boxes.
 
     python bench/run.py                # every part
     python bench/run.py wahapedia bsdata   # some parts
+    DATASLATE_BENCH_RELEASE=curated python bench/run.py queries   # the queries on an existing release
 """
 
 from __future__ import annotations
@@ -173,6 +174,13 @@ def part_reconcile() -> dict[str, Any]:
     return {"seconds": round(seconds, 3), **scalars, "match_rates": rates}
 
 
+def part_queries() -> dict[str, Any]:
+    """README queries and views on a release of the three corpora (DATASLATE_BENCH_RELEASE, or built)."""
+    from bench.queries_bench import run_queries_bench
+
+    return run_queries_bench()
+
+
 PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,
@@ -181,6 +189,7 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "quality": part_quality,
     "damage": part_damage,
     "units": part_units,
+    "queries": part_queries,
 }
 
 

@@ -30,6 +30,7 @@ ID_PATTERNS: dict[str, str] = {
 
 #: column name -> description, for columns whose model field has none.
 DESCRIPTIONS: dict[str, str] = {
+    "source_id": "Source file the row came from: `<format>:<file name>` (docs/ids.md#source-ids).",
     "datasheet_id": "Datasheet id: `wh:<Wahapedia id>`, `bs:<catalogue>:<entry>`, `page:<faction>:<unit>`.",
     "unit_id": "The unit across sources: `unit:<faction>:<name>[-legends|-crucible]`.",
     "weapon_id": "Weapon profile id: `<datasheet_id>:...` (docs/ids.md).",

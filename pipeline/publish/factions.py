@@ -182,11 +182,11 @@ def _ability_texts(cards: list[Row], found: Lookups) -> dict[str, Row | None]:
     for unit in cards:
         for weapon in unit["weapons"]:
             for ability in weapon["abilities"]:
-                texts.setdefault(ability, _rule_for(ability, found.ability_rules))
+                texts.setdefault(ability, rule_for(ability, found.ability_rules))
     return dict(sorted(texts.items()))
 
 
-def _rule_for(ability: str, rules: Mapping[str, Row]) -> Row | None:
+def rule_for(ability: str, rules: Mapping[str, Row]) -> Row | None:
     """`sustained hits d3` -> the Sustained Hits rule; `anti-infantry 4+` -> Anti."""
     words = fold(ability).split()
     for n in range(len(words), 0, -1):

@@ -31,7 +31,7 @@ VIEWS: dict[str, tuple[str, str]] = {
             UNION
             SELECT unit_id, weapon_id FROM unit_weapons
         )
-        SELECT w.weapon_id, p.unit_id, w.datasheet_id, w.source_id, u.faction, u.name AS unit,
+        SELECT w.weapon_id, p.unit_id, w.datasheet_id, w.source_id, u.faction, u.name AS unit, u.legend,
                coalesce(g.name, w.name) AS weapon, w.kind, w.range_inches, w.attacks, w.skill, w.strength, w.ap,
                w.damage, array_to_string(w.abilities, ', ') AS abilities, g.weapon_id IS NOT NULL AS golden
         FROM pairs p
@@ -55,7 +55,8 @@ DAMAGE_VIEWS: dict[str, tuple[str, str]] = {
     "v_weapon_vs_reference": (
         "Expected damage of every weapon of every unit against each reference profile, per scenario.",
         """
-        SELECT u.faction, u.name AS unit, coalesce(g.name, w.name) AS weapon, w.kind, r.name AS target, m.scenario,
+        SELECT u.faction, u.name AS unit, u.legend, coalesce(g.name, w.name) AS weapon, w.kind, r.name AS target,
+               m.scenario,
                m.attacks, m.hits, m.wounds, m.mortal_wounds, m.unsaved, m.damage, m.damage_capped,
                m.self_mortal_wounds, m.damage_per_100_points, m.golden,
                m.unit_id, m.datasheet_id, m.source_id, m.weapon_id, m.profile_id
