@@ -3,8 +3,8 @@
 Sources split a unit's models differently (`OTHER MODELS` for three named BSData models;
 one Wahapedia `Terminator Assault Squad` profile for BSData's storm-shield, lightning-claw
 and sergeant profiles), so a profile joins the profile(s) of a fresher source with the same
-name (or a name spelled alike), else those with the same per-model values, else, for a
-one-model datasheet, the only model left. Rules: docs/reconcile.md#model-profiles.
+name (or a name spelled alike; all of them when the fresher source repeats the name), else
+those with the same per-model values, else, for a one-model datasheet, the only model left. Rules: docs/reconcile.md#model-profiles.
 """
 
 from __future__ import annotations
@@ -100,21 +100,49 @@ def _spelling_pairs(items: list[ModelProfile], clusters: list[ProfileCluster]) -
     return pairs
 
 
-def _place(member: Member, clusters: list[ProfileCluster]) -> dict[int, list[int]]:
-    """Which clusters each of the member's profiles joins (by name, by values, or as the one model)."""
-    items = main_first(member)
+def _same_name_repeats(
+    items: list[ModelProfile], clusters: list[ProfileCluster], placed: dict[int, list[int]]
+) -> dict[int, list[int]]:
+    """A profile named like several profiles of a fresher source that repeats one name (BSData's two
+    `Einhyr Hearthguard` profiles): it joins all of them, when it is the only profile that could."""
+    taken = {c for cs in placed.values() for c in cs}
+    named = {
+        i: [c for c, cl in enumerate(clusters) if c not in taken and any(_words(p) == _words(q) for q in cl.records)]
+        for i, p in enumerate(items)
+        if i not in placed
+    }
+    takers: dict[int, int] = {}
+    for hits in named.values():
+        for c in hits:
+            takers[c] = takers.get(c, 0) + 1
+    return {i: hits for i, hits in named.items() if len(hits) > 1 and all(takers[c] == 1 for c in hits)}
+
+
+def _by_name(items: list[ModelProfile], clusters: list[ProfileCluster]) -> dict[int, list[int]]:
+    """Profiles placed by name, stricter tests first: exact (singular) words, the same name repeated by
+    the fresher source, one name the other's first or last words, names spelled alike."""
     placed: dict[int, list[int]] = {}
-    for test in (*NAME_TESTS, None):
+    for test in (NAME_TESTS[0], "repeats", *NAME_TESTS[1:], "spelling"):
+        if test == "repeats":
+            placed.update(_same_name_repeats(items, clusters, placed))
+            continue
         free_items = [i for i in range(len(items)) if i not in placed]
         taken = {c for cs in placed.values() for c in cs}
         free = [c for c in range(len(clusters)) if c not in taken]
         sub_items, sub_clusters = [items[i] for i in free_items], [clusters[c] for c in free]
         pairs = (
             _spelling_pairs(sub_items, sub_clusters)
-            if test is None
-            else _unique_name_pairs(sub_items, sub_clusters, test)
+            if test == "spelling"
+            else _unique_name_pairs(sub_items, sub_clusters, test)  # type: ignore[arg-type]
         )
         placed.update({free_items[i]: [free[c]] for i, c in pairs.items()})
+    return placed
+
+
+def _place(member: Member, clusters: list[ProfileCluster]) -> dict[int, list[int]]:
+    """Which clusters each of the member's profiles joins (by name, by values, or as the one model)."""
+    items = main_first(member)
+    placed = _by_name(items, clusters)
     taken = {c for cs in placed.values() for c in cs}
     for i, item in enumerate(items):
         if i in placed:

@@ -156,3 +156,19 @@ def test_points_options_composition_and_role() -> None:
     }
     assert (outcome.unit.role, outcome.unit.role_source) == ("Battleline", "Infantry")
     assert outcome.unit.provenance["role"].startswith("bsdata:SM.cat (freshest source")
+
+
+def test_a_name_the_fresher_source_repeats_is_matched_to_every_repeat() -> None:
+    """BSData lists `Kill Team Veteran` twice (and `Kill Team Veteran w/ Jump Pack`); Wahapedia's
+    `KILL TEAM VETERANS` is both repeats, not the jump-pack model its name also begins."""
+    bs = sheet("bsdata", "Agents of the Imperium", "Proteus Kill Team", source_id="bsdata:AoI.cat")
+    wh = sheet("wahapedia_csv", "Imperial Agents", "Proteus Kill Team")
+    jump = statline(bs, "Kill Team Veteran w/ Jump Pack", movement=12, oc=2)
+    first, second = statline(bs, "Kill Team Veteran", oc=2), statline(bs, "Kill Team Veteran", oc=2)
+    veterans = statline(wh, "KILL TEAM VETERANS", oc=1)
+    outcome = golden_of(members(bs, wh, jump, first, second, veterans))
+    joined = {p.profile_name: p.profile_ids for p in outcome.profiles}
+    assert joined["Kill Team Veteran w/ Jump Pack"] == [jump.profile_id]
+    assert veterans.profile_id in joined["Kill Team Veteran"] and veterans.profile_id in joined["Kill Team Veteran #2"]
+    # The first Veteran profile is the main one (shared by the most datasheets): its conflict is `oc`.
+    assert {c.field for c in outcome.conflicts} == {"oc", "model:Kill Team Veteran #2:oc"}
