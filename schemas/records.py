@@ -396,7 +396,7 @@ class Unit(Record):
 
     unit_id: str = Field(pattern=UNIT_ID_PATTERN, description="The unit across sources (docs/ids.md#unit-ids).")
     faction: str = Field(description="Display name of the faction the unit is filed under.")
-    name: str = Field(description="Normalised display name (docs/reconcile.md#display-names).")
+    name: str = Field(description="Normalised display name (docs/reconcile.md#name-folding-and-display-names).")
     legend: bool = Field(default=False, description="A Legends (or Crucible) datasheet, not a current one.")
     legend_tag: str | None = Field(default=None, description="`Legends` or `Crucible` when `legend`.")
     role: str | None = Field(default=None, description="Battlefield role, one vocabulary (docs/reconcile.md#roles).")

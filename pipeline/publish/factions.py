@@ -4,7 +4,7 @@ A card is the unit's golden row with its profiles, weapons (each with its damage
 reference profiles), points, leaders resolved to unit ids both ways, wargear options and the ids
 of its stratagems, enhancements and detachment abilities; its datasheets are nested under
 `sources`. The document lists those stratagems, enhancements and detachment abilities once, and
-the rule text of every weapon ability its weapons use. Layout: docs/dataset.md#faction-documents.
+the rule text of every weapon ability its weapons use. Layout: docs/dataset.md#release-layout.
 """
 
 from __future__ import annotations

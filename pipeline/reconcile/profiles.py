@@ -4,7 +4,8 @@ Sources split a unit's models differently (`OTHER MODELS` for three named BSData
 one Wahapedia `Terminator Assault Squad` profile for BSData's storm-shield, lightning-claw
 and sergeant profiles), so a profile joins the profile(s) of a fresher source with the same
 name (or a name spelled alike; all of them when the fresher source repeats the name), else
-those with the same per-model values, else, for a one-model datasheet, the only model left. Rules: docs/reconcile.md#model-profiles.
+those with the same per-model values, else, for a one-model datasheet, the only model left.
+Rules: docs/reconcile.md#golden-records.
 """
 
 from __future__ import annotations
