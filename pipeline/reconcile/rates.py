@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.reconcile.keys import singular_key
+from pipeline.reconcile.keys import LEGEND_TAGS, singular_key
 from pipeline.reconcile.matching import ResolvedUnit
 from pipeline.reconcile.members import Member
 
@@ -21,6 +21,7 @@ from pipeline.reconcile.members import Member
 COVERAGE_SHARE = 0.5
 
 LEGENDS_IN_ONE = "legends in one source"
+LEGENDS = LEGEND_TAGS["legends"]
 NEWER = "newer than the other source"
 NOT_COVERED = "faction not in the other source"
 UNMATCHED = "genuinely unmatched"
@@ -69,6 +70,8 @@ def _reason(unit: ResolvedUnit, member: Member, other: Side) -> tuple[str, str]:
     if same_faction:
         tags = ", ".join(sorted(t or "current" for t in same_faction))
         return LEGENDS_IN_ONE, f"the other source has it as {tags}"
+    if not elsewhere and member.legend == LEGENDS:
+        return LEGENDS_IN_ONE, "a Legends datasheet the other source does not list"
     if not elsewhere and (member.dating.date or "") > other.newest:
         return NEWER, f"{member.dating.label} after the other source's newest date {other.newest}"
     if elsewhere:
