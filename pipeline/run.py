@@ -17,6 +17,7 @@ from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.findings.stage import with_findings
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.previous import previous_release
 from pipeline.publish.release import staging_release, version_id
@@ -64,6 +65,8 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
     previous = previous_release(out_dir, version)
     with stage("id aliases"):
         frames = with_id_aliases(frames, previous, version)
+    with stage("findings"):
+        frames = with_findings(frames, parsed.report, previous, version)
     with staging_release(out_dir, version) as release:
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)

@@ -14,6 +14,7 @@ from typing import Any, Literal, Union
 import polars as pl
 
 from schemas.dice import Dice
+from schemas.findings import Finding
 from schemas.golden import DamageVsReference, IdAlias, UnitPoints, UnitProfile, UnitWeapon
 from schemas.records import (
     Ability,
@@ -74,6 +75,7 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     SourceCheck,
     IdAlias,
     DamageVsReference,
+    Finding,
     QuarantineRow,
 )
 
@@ -105,6 +107,7 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("unit_points", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "weapon_id"): ("weapons", "weapon_id"),
+    ("findings", "unit_id"): ("units", "unit_id"),
 }
 
 
