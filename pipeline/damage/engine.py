@@ -100,12 +100,10 @@ def save_steps() -> list[pl.Expr]:
     invuln = pl.when(_c("ranged")).then(_c("inv_ranged")).otherwise(_c("inv_melee"))
     need = pl.min_horizontal(armour, invuln)
     devastating = _c("critical_wounds") * _c("devastating_wounds").cast(pl.Float64)
-    # When every wound is critical (Twin-linked, wounding on 6s) the difference is 0 up to rounding
-    # (-1e-17): clipped, so no cell reads negative.
-    saved_against = pl.max_horizontal(_c("wounds") - devastating, pl.lit(0.0))
     return [
         devastating.alias("devastating"),
-        (saved_against * (need - 1) / 6.0).alias("unsaved"),
+        # Clamped: when every wound is a Critical Wound (a 6+ to wound) the difference is 0 up to rounding.
+        (pl.max_horizontal(_c("wounds") - devastating, 0.0) * (need - 1) / 6.0).alias("unsaved"),
     ]
 
 

@@ -67,14 +67,17 @@ def build_manifest(
     quality: dict[str, Any],
     reports: dict[str, Any],
     release: Path,
-    previous: str | None = None,
+    publication: dict[str, Any] | None = None,
     changes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The manifest document (deterministic: no clock, sorted keys)."""
+    """The manifest document (deterministic: no clock, sorted keys). `publication`: the release's
+    sequence number in its output folder and the release it was compared with (`outdir.Publication`);
+    `changes`: rows added, removed and changed per table since that release."""
     sources = frames["sources"].drop("line").to_dicts() if "sources" in frames else []
     return {
         "version": version,
         "dataslate_version": code_version,
+        "publication": publication or {"sequence": 1, "previous": None},
         "inputs": sources,
         "row_counts": dict(sorted(row_counts.items())),
         "schema_sha256": {t: hashlib.sha256(text.encode()).hexdigest() for t, text in sorted(schema_texts.items())},
@@ -82,7 +85,6 @@ def build_manifest(
         "reports": reports,
         "files": file_hashes(release),
         "file_sizes": file_sizes(release),
-        "previous_release": previous,
         "changes": changes or {"against": None, "tables": {}},
         "duckdb_contents_sha256": duckdb_content_hashes(release / config.DUCKDB_FILENAME),
     }
