@@ -96,5 +96,8 @@ def distribution_svg(probabilities: Sequence[float], label: str) -> Markup:
         if k % 5 == 0:
             parts.append(f'<text x="{k * bar + bar // 2}" y="{height + 12}">{k}</text>')
     width = len(probabilities) * bar
-    return Markup(f'<svg class="dist" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 16}" '
-                  f'viewBox="0 0 {width} {height + 16}" role="img" aria-label="{escape(label)}">{"".join(parts)}</svg>')  # fmt: skip
+    size = f'width="{width}" height="{height + 16}" viewBox="0 0 {width} {height + 16}"'
+    return Markup(
+        f'<svg class="dist" xmlns="http://www.w3.org/2000/svg" {size} role="img" aria-label="{escape(label)}">'
+        f"{''.join(parts)}</svg>"
+    )

@@ -187,10 +187,17 @@ class Gatherer:
             "profiles": [_profile(p) for p in sorted(self.profiles.get(unit_id, []), key=lambda p: p["position"])],
             "weapons": weapons,
             "ability_rules": _ability_rules(weapons, self.rules),
-            **dict(zip(("heatmaps", "unchanged"), damage_maps(weapons, self.damage.get(unit_id, {}),
-                                                              list(self.labels.values())), strict=True)),
+            **dict(
+                zip(
+                    ("heatmaps", "unchanged"),
+                    damage_maps(weapons, self.damage.get(unit_id, {}), list(self.labels.values())),
+                    strict=True,
+                )
+            ),
             "vs_reference": vs_reference_maps(vs_reference, unit_id, self.labels),
-            "matchups_url": None if matchups is None else (f"matchups/{unit['url'][6:]}" if unit_id in matchups else ""),
+            "matchups_url": None
+            if matchups is None
+            else (f"matchups/{unit['url'][6:]}" if unit_id in matchups else ""),
             "points": [_points(p) for p in sorted(self.points.get(unit_id, []), key=lambda p: p["models"])],
             "keywords": self.keywords.get(unit_id, []),
             "leads": [_link(by_id[u]) for u in self.leads.get(unit_id, []) if u in by_id],
@@ -232,4 +239,3 @@ def search_index(units: Iterable[Row], weapons: Mapping[str, list[Row]]) -> list
         for name in sorted({w["name"] for w in weapons.get(unit["unit_id"], [])}):
             entries.append({"n": name, "k": "weapon", "w": unit["name"], "u": unit["url"]})
     return entries
-
