@@ -82,12 +82,15 @@ def test_pages_link_nowhere_but_the_release(site: Path) -> None:
 
 
 def test_unit_page_shows_a_known_unit(site: Path, units: pl.DataFrame) -> None:
-    """Lord Invocatus (seed page 003): 140 points for one model, his bladed horn drawn in the heatmap."""
+    """Lord Invocatus: 110 points for one model (Wahapedia's Datasheets_models_cost.csv, fresher than the seed
+    page's 140), both points rows' sources listed, his bladed horn drawn in the heatmap."""
     unit_id = units.filter(pl.col("name") == "Lord Invocatus")["unit_id"][0]
     page = (site / unit_path(unit_id)).read_text()
-    assert '<td class="n">1</td><td class="n">140</td>' in page
+    assert '<td class="n">1</td><td class="n">110</td><td>1 Lord Invocatus</td>' in page
+    assert "pages/003_39e7b05ac4966267.txt:1" in page
     assert page.count('<svg class="heat"') >= 1
-    assert "bladed horn" in page.split("<h2>Expected damage")[1].split("<h2>")[0]
+    heatmaps = page.split("<h2>Expected damage")[1].split("<h2>")[0]
+    assert "Bladed horn (melee)" in heatmaps and "Coward&#39;s Bane (melee)" in heatmaps
 
 
 def test_injected_name_is_text_in_every_page(injected_site: tuple[Path, str]) -> None:

@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 
 #: Upper bounds of the colour bands (class h0 .. h8); h0 is exactly zero.
 BANDS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
-CELL_W, CELL_H, LABEL_W, HEAD_H, GAP = 40, 18, 220, 58, 8
+CELL_W, CELL_H, LABEL_W, HEAD_H, GAP = 40, 18, 220, 84, 70
 
 
 def band(value: float | None) -> str:
