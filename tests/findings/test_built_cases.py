@@ -96,7 +96,7 @@ def test_weapon_profile_differs_in_one_faction() -> None:
     (found,) = list(weapons.weapon_findings(frames))
     assert found.category == "weapon_profile_differs" and found.subject == "Heavy flamer"
     assert found.unit_ids == ("unit:a:one", "unit:a:two")
-    assert sorted(found.values.values()) == ['12" A1 BS3+ S4 AP-1 D1', '12" A1 BS3+ S4 AP-2 D1']
+    assert sorted(str(v) for v in found.values.values()) == ['12" A1 BS3+ S4 AP-1 D1', '12" A1 BS3+ S4 AP-2 D1']
     assert {p.element for p in found.places} == {"w1", "w2"}
 
 

@@ -123,10 +123,18 @@ class Visit:
         self.page = browser.new_page()
         self.errors: list[str] = []
         self.remote: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("dialog", lambda d: (self.errors.append(f"dialog: {d.message}"), d.dismiss()))
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("dialog", self._dialog)
         self.page.route("**/*", self._route)
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.errors.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
 
     def _route(self, route: Any) -> None:
         if route.request.url.startswith("file://"):
