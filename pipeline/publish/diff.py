@@ -17,7 +17,7 @@ from pipeline.publish.changes import IGNORED, compared_columns, keyed, table_cha
 from pipeline.publish.release import resolve_release
 from pipeline.store.ddl import MODEL_BY_TABLE
 
-#: Tables whose added rows are "new" and removed rows "fixed", shown with these columns.
+#: The table whose added rows are "new" findings and removed rows "fixed" ones, listed with these columns.
 FINDINGS = "findings"
 FINDING_COLUMNS = ("category", "severity", "message")
 
@@ -37,8 +37,6 @@ class TableDiff:
         return {"added": len(self.added), "removed": len(self.removed), "changed": len(self.changed)}
 
     def as_json(self) -> dict[str, Any]:
-        if self.table == FINDINGS:
-            return {"table": self.table, "new": self.added, "fixed": self.removed, "changed": self.changed}
         return {"table": self.table, "added": self.added, "removed": self.removed, "changed": self.changed}
 
 
