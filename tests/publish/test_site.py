@@ -16,6 +16,8 @@ from pipeline.publish.site.safe import content_security_policy, unit_path
 from tests.publish.browser import chromium_or_skip
 from tests.publish.releases import Published
 
+pytestmark = pytest.mark.slow  # the shared small release takes about a minute to build
+
 #: A name that runs script if any page puts it in the markup unescaped (or evaluates it).
 INJECTED = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">"\'&'
 #: Every URL in a page that is not an SVG namespace: a link, a src, a url(...).
