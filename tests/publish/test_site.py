@@ -196,3 +196,24 @@ def test_injected_name_does_not_run(browser: Any, injected_site: tuple[Path, str
     assert page.locator("#results a").first.text_content() == INJECTED
     assert page.evaluate("window.__pwned") is None
     visit.clean()
+
+
+def test_matchup_pages_only_when_the_release_has_unit_matchups(
+    good_release: Published, site: Path, tmp_path: Path
+) -> None:
+    """No `unit_matchups` in this release: no matchups folder, and the unit pages say so. With a built table
+    (the contract's columns), the attacker gets a page listing its target with the slain distribution."""
+    assert not (site / "matchups").exists()
+    frames = _frames(good_release.release)
+    attacker, target = frames["units"].sort("name")["unit_id"][:2]
+    frames["unit_matchups"] = pl.DataFrame([{
+        "attacker_unit_id": attacker, "attacker_models": 1, "target_unit_id": target, "target_models": 5,
+        "scenario": "default", "phase": "shooting", "models_slain": 1.25, "p_any": 0.75, "p_wipe": 0.0,
+        "slain_dist": [0.25, 0.4, 0.35],
+    }])  # fmt: skip
+    write_site(frames, tmp_path, good_release.version)
+    page = (tmp_path / SITE_DIR / "matchups" / unit_path(attacker).removeprefix("units/")).read_text()
+    assert page.count('<rect class="bar"') == 3 and '<td class="n">1.25</td>' in page
+    assert f'href="../../{unit_path(target)}"' in page
+    unit_page = (tmp_path / SITE_DIR / unit_path(attacker)).read_text()
+    assert "Models slain against other units" in unit_page
