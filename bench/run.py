@@ -181,6 +181,13 @@ def part_queries() -> dict[str, Any]:
     return run_queries_bench()
 
 
+def part_site() -> dict[str, Any]:
+    """The explorer's site for the three corpora: build time, pages, MB (DATASLATE_BENCH_RELEASE, or built)."""
+    from bench.site_bench import run_site_bench
+
+    return run_site_bench()
+
+
 PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,
@@ -190,6 +197,7 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "damage": part_damage,
     "units": part_units,
     "queries": part_queries,
+    "site": part_site,
 }
 
 

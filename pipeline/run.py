@@ -17,6 +17,7 @@ from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.findings.stage import with_findings
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
@@ -48,10 +49,10 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 def run_pipeline(
     inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress, max_row_drop: float | None = None
 ) -> RunResult:
-    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> reference profiles
-    -> integrity -> damage (compute, and the slice against the reference profiles) -> id aliases (against the
-    previous release) -> in a staging folder: store (DuckDB with the damage matrix) -> quality gates (with the
-    release checks) -> publish (files, manifest)."""
+    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> reference
+    profiles -> integrity -> damage (compute, and the slice against the reference profiles) -> id aliases (against
+    the previous release) -> findings -> in a staging folder: store (DuckDB with the damage matrix) -> quality gates
+    (with the release checks) -> publish (files, manifest)."""
     with open_output(out_dir) as output:
         return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop)
 
@@ -77,6 +78,8 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
     previous = PreviousRelease.of(output.path, publication.previous)
     with stage("id aliases"):
         frames = with_id_aliases(frames, previous, version)
+    with stage("findings"):
+        frames = with_findings(frames, parsed.report, previous, version)
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("store (DuckDB)"):

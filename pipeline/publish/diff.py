@@ -17,6 +17,10 @@ from pipeline.publish.changes import IGNORED, compared_columns, keyed, table_cha
 from pipeline.publish.release import resolve_release
 from pipeline.store.ddl import MODEL_BY_TABLE
 
+#: The table whose added rows are "new" findings and removed rows "fixed" ones, listed with these columns.
+FINDINGS = "findings"
+FINDING_COLUMNS = ("category", "severity", "message")
+
 
 @dataclass
 class TableDiff:
@@ -47,12 +51,22 @@ def _rows(frame: pl.DataFrame, key: tuple[str, ...], keys: list[str]) -> dict[st
     return {row.pop("_key"): row for row in labelled.filter(pl.col("_key").is_in(keys)).to_dicts()}
 
 
+def _described(frame: pl.DataFrame | None, keys: list[str]) -> list[dict[str, Any]]:
+    """Findings by id with their category, severity and message (a new or fixed finding says what it is)."""
+    if frame is None or not keys:
+        return [{"key": k} for k in keys]
+    rows = _rows(frame.select("finding_id", *FINDING_COLUMNS), MODEL_BY_TABLE[FINDINGS].KEY, keys)
+    return [{"key": k, **{c: rows[k][c] for c in FINDING_COLUMNS}} for k in keys]
+
+
 def diff_table(table: str, old: Path, new: Path, *, fields: bool = True) -> TableDiff:
     """Added, removed and changed rows of one table (changed: field -> [old, new] when `fields`)."""
     key = MODEL_BY_TABLE[table].KEY
     before, after = _read(old), _read(new)
     changes = table_changes(before, after, key)
     result = TableDiff(table, [{"key": k} for k in changes.added], [{"key": k} for k in changes.removed])
+    if table == FINDINGS:
+        result.added, result.removed = _described(after, changes.added), _described(before, changes.removed)
     if not fields or before is None or after is None:
         result.changed = [{"key": k} for k in changes.changed]
         return result
@@ -78,10 +92,17 @@ def diff_releases(old: Path, new: Path, *, fields: bool = True) -> list[TableDif
 def format_summary(diffs: list[TableDiff]) -> str:
     """One line per table: `table: +added -removed ~changed` (every keyed table, changed or not)."""
     width = max((len(d.table) for d in diffs), default=0)
-    return (
-        "\n".join(f"{d.table:<{width}}  +{len(d.added)} -{len(d.removed)} ~{len(d.changed)}" for d in diffs)
-        or "no tables"
-    )
+    lines = [f"{d.table:<{width}}  +{len(d.added)} -{len(d.removed)} ~{len(d.changed)}" for d in diffs]
+    lines += [f"findings: {len(d.added)} new, {len(d.removed)} fixed" for d in diffs if d.table == FINDINGS]
+    return "\n".join(lines) or "no tables"
+
+
+def _finding_lines(d: TableDiff) -> list[str]:
+    lines = [f"  new   {row['key']} [{row.get('severity')}] {row.get('message')}" for row in d.added]
+    lines += [f"  fixed {row['key']} [{row.get('severity')}] {row.get('message')}" for row in d.removed]
+    for row in d.changed:
+        lines += [f"  ~ {row['key']}: {name} {was!r} -> {now!r}" for name, (was, now) in row.get("fields", {}).items()]
+    return lines
 
 
 def format_diff(diffs: list[TableDiff]) -> str:
@@ -91,6 +112,9 @@ def format_diff(diffs: list[TableDiff]) -> str:
         if d.empty:
             continue
         lines.append(f"== {d.table}: +{len(d.added)} -{len(d.removed)} ~{len(d.changed)}")
+        if d.table == FINDINGS:
+            lines += _finding_lines(d)
+            continue
         lines += [f"  + {row['key']}" for row in d.added]
         lines += [f"  - {row['key']}" for row in d.removed]
         for row in d.changed:

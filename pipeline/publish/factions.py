@@ -81,7 +81,8 @@ def _damage(frames: Mapping[str, pl.DataFrame]) -> dict[tuple[str, str], dict[st
     return found
 
 
-def _leaders(frames: Mapping[str, pl.DataFrame], unit_of: Mapping[str, str]) -> tuple[dict[str, list[str]], ...]:
+def leaders(frames: Mapping[str, pl.DataFrame], unit_of: Mapping[str, str]) -> tuple[dict[str, list[str]], ...]:
+    """(leads, led_by): unit id -> the unit ids it can lead / that can lead it, from `leaders` both ways."""
     leads: dict[str, set[str]] = defaultdict(set)
     led_by: dict[str, set[str]] = defaultdict(set)
     for row in _rows(frames, "leaders"):
@@ -104,7 +105,7 @@ def _linked(frames: Mapping[str, pl.DataFrame], unit_of: Mapping[str, str]) -> d
     return found
 
 
-def _ability_rules(frames: Mapping[str, pl.DataFrame]) -> dict[str, Row]:
+def ability_rules(frames: Mapping[str, pl.DataFrame]) -> dict[str, Row]:
     """Folded rule title -> the canonical rule of that title (weapon abilities preferred)."""
     rules = [r for r in _rows(frames, "rules") if r.get("variant_of") is None]
     rules.sort(key=lambda r: (r.get("kind") != "weapon_ability", r["rule_id"]))
@@ -119,7 +120,7 @@ def _ability_rules(frames: Mapping[str, pl.DataFrame]) -> dict[str, Row]:
 def lookups(frames: Mapping[str, pl.DataFrame]) -> Lookups:
     sheets = _rows(frames, "datasheets")
     unit_of = {s["datasheet_id"]: s["unit_id"] for s in sheets if s.get("unit_id")}
-    leads, led_by = _leaders(frames, unit_of)
+    leads, led_by = leaders(frames, unit_of)
     return Lookups(
         unit_of=unit_of,
         sheets=_grouped(sheets, "unit_id"),
@@ -132,7 +133,7 @@ def lookups(frames: Mapping[str, pl.DataFrame]) -> Lookups:
         led_by=led_by,
         linked=_linked(frames, unit_of),
         listed={table: {r[column]: r for r in _rows(frames, table)} for _, (_, column, table) in LINKED.items()},
-        ability_rules=_ability_rules(frames),
+        ability_rules=ability_rules(frames),
     )
 
 

@@ -69,10 +69,11 @@ def build_manifest(
     release: Path,
     publication: dict[str, Any] | None = None,
     changes: dict[str, Any] | None = None,
+    site: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The manifest document (deterministic: no clock, sorted keys). `publication`: the release's
     sequence number in its output folder and the release it was compared with (`outdir.Publication`);
-    `changes`: rows added, removed and changed per table since that release."""
+    `changes`: rows added, removed and changed per table since that release; `site`: the explorer's pages and bytes."""
     sources = frames["sources"].drop("line").to_dicts() if "sources" in frames else []
     return {
         "version": version,
@@ -86,6 +87,7 @@ def build_manifest(
         "files": file_hashes(release),
         "file_sizes": file_sizes(release),
         "changes": changes or {"against": None, "tables": {}},
+        "site": site or {"pages": 0, "bytes": 0},
         "duckdb_contents_sha256": duckdb_content_hashes(release / config.DUCKDB_FILENAME),
     }
 

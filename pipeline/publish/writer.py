@@ -2,7 +2,7 @@
 
 The store stage has already written the DuckDB file and the damage matrix's Parquet;
 publishing adds the table Parquet files, the feed (tables, faction documents, index), the
-JSON Schemas and the manifest.
+JSON Schemas, the offline explorer (`site/`) and the manifest.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pipeline.publish.formats import write_feed, write_json_schemas, write_parqu
 from pipeline.publish.manifest import build_manifest, write_manifest
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
+from pipeline.publish.site.build import write_site
 from pipeline.reports import RunReports
 from pipeline.store.ddl import MODEL_BY_TABLE
 
@@ -59,11 +60,12 @@ def write_release(
     publication: Publication,
     previous: PreviousRelease | None = None,
 ) -> Published:
-    """Parquet, NDJSON feed, faction documents, feed index, JSON Schemas, manifest (with the reports as given,
-    the release's place in its output folder and what changed since the previous release)."""
+    """Parquet, NDJSON feed, faction documents, explorer site, feed index, JSON Schemas, manifest (with the
+    reports as given, the release's place in its output folder and what changed since the previous release)."""
     write_parquet_tables(frames, release)
     write_feed(frames, release)
     write_faction_documents(frames, release)
+    site = write_site(frames, release, version)
     counts = {name: frame.height for name, frame in frames.items()}
     counts["damage_matrix"] = damage.cells
     write_feed_index(release, version, counts)
@@ -79,6 +81,7 @@ def write_release(
         release=release,
         publication=publication.as_dict(),
         changes=change_summary(previous, frames),
+        site=site.as_dict(),
     )
     write_manifest(manifest, release)
     return Published(counts, manifest)

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -95,6 +96,8 @@ class RowLedger:
     rows_quarantined: int = 0
     records: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
+    #: What the parser noticed beyond quarantine reasons, for the findings (FileReport.findings).
+    findings: list[dict[str, Any]] = field(default_factory=list)
 
     def curate(self, records: Iterable[Record] = ()) -> None:
         """One row curated; `records` (never quarantine rows) are what it gave."""
@@ -154,4 +157,5 @@ class RowLedger:
             quarantine=dict(self.reasons),
             counts=dict(counts or {}),
             notes=tuple(notes),
+            findings=tuple(self.findings),
         )

@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.frame_types import table_schema
+from schemas.findings import Finding
 from schemas.golden import DamageVsReference, IdAlias, UnitPoints, UnitProfile, UnitWeapon
 from schemas.records import (
     Ability,
@@ -77,6 +78,7 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     LoadoutIssue,
     IdAlias,
     DamageVsReference,
+    Finding,
     QuarantineRow,
 )
 
@@ -111,6 +113,7 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("unit_points", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "weapon_id"): ("weapons", "weapon_id"),
+    ("findings", "unit_id"): ("units", "unit_id"),
 }
 
 

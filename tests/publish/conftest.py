@@ -121,3 +121,15 @@ def broken_release(broken_run: tuple[Path, Result]) -> Published:
     out, result = broken_run
     assert result.exit_code == 0, result.output
     return Published(out, (out / config.LATEST_NAME).readlink().name)
+
+
+@pytest.fixture(scope="session")
+def real_run(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path,
+             tmp_path_factory: pytest.TempPathFactory) -> RunResult:  # fmt: skip
+    """The whole real release (seeds + Wahapedia export + BSData catalogues), once per session (minutes)."""
+    return run_pipeline([pages_dir, wahapedia_dir, bsdata_dir], tmp_path_factory.mktemp("real") / "curated")
+
+
+@pytest.fixture(scope="session")
+def release(real_run: RunResult) -> Path:
+    return real_run.release

@@ -183,7 +183,7 @@ def test_a_critical_breach_exits_with_the_quality_code_and_one_message(breach: B
     assert message.startswith("error: 4 critical quality gate(s) failed: sources: ")
     assert "expect_column_values_to_be_null(format_without_datasheets) failed on 18 of 21 rows" in message
     assert "release: input_files_not_emptied failed on 12 of 21 rows, e.g. [{'source_id': " in message
-    tables = len(json.loads((breach.out / "manifest.json").read_text())["row_counts"])
+    tables = len(json.loads((breach.out / "manifest.json").read_text())["row_counts"]) - 1  # findings: not compared
     assert "{'source_id': 'wahapedia_csv:Datasheets.csv', 'previous': 5, 'now': 0}" in message
     assert f"release: tables_not_emptied failed on 4 of {tables} rows" in message
     assert f"release: row_count_drop_at_most(50%) failed on 19 of {tables} rows" in message

@@ -19,6 +19,7 @@ from typer.testing import Result
 from pipeline import config
 from pipeline.run import RunResult
 from pipeline.store.load import DAMAGE_TABLE_MAX_ROWS, attach_damage_matrix
+from tests.publish.conftest import INVOCATUS_PAGE
 from tests.publish.releases import Published, invoke, one_error, sha256
 
 pytestmark = pytest.mark.slow
@@ -123,6 +124,24 @@ def test_diff_summary_counts_rows_per_table(good_release: Published, broken_rele
         assert counts[table] == {k: len(d[k]) for k in ("added", "removed", "changed")}, table
         assert f"+{len(d['added'])} -{len(d['removed'])} ~{len(d['changed'])}" in text.stdout
     assert "unit_weapons" in counts and "damage_vs_reference" in counts
+    assert (
+        f"findings: {len(diff_json['findings']['added'])} new, {len(diff_json['findings']['removed'])} fixed"
+        in text.stdout
+    )
+
+
+def test_diff_lists_findings_fixed_with_their_message(diff_text: str, diff_json: dict[str, dict[str, Any]]) -> None:
+    """The edited page now agrees with Wahapedia (110 points, Bolt pistol 3+): both conflicts are fixed."""
+    fixed = [line for line in _section(diff_text, "findings") if line.startswith("  fixed finding:source_conflict:")]
+    costs = "wahapedia_csv:Datasheets_models_cost.csv"
+    points = (
+        f"Lord Invocatus: points differs: 140 in page_export:{INVOCATUS_PAGE}, 110 in {costs}; chosen 110 ({costs})"
+    )
+    assert any(line.endswith(points) for line in fixed), fixed
+    assert any("Lord Invocatus: weapon:Bolt pistol:skill differs: 2+ in page_export" in line for line in fixed), fixed
+    removed = {row["key"]: row for row in diff_json["findings"]["removed"]}
+    assert {row["category"] for row in removed.values()} >= {"source_conflict"}
+    assert all(row["message"] and row["severity"] for row in removed.values())
 
 
 def test_diff_leaves_provenance_out(diff_json: dict[str, dict[str, Any]]) -> None:

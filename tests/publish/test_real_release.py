@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from pipeline import config
 from pipeline.publish.query import run_query
 from pipeline.reconcile.factions import NO_FACTION_NAME
-from pipeline.run import RunResult, run_pipeline
+from pipeline.run import RunResult
 
 pytestmark = pytest.mark.slow
 
@@ -28,17 +28,6 @@ README = config.REPO_ROOT / "README.md"
 #: Top-level keywords of a table row schema: an object of properties, all required, nothing else.
 ROW_SCHEMA_KEYWORDS = {"$schema", "$id", "title", "description", "type", "properties", "required",
                        "additionalProperties"}  # fmt: skip
-
-
-@pytest.fixture(scope="session")
-def real_run(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path,
-             tmp_path_factory: pytest.TempPathFactory) -> RunResult:  # fmt: skip
-    return run_pipeline([pages_dir, wahapedia_dir, bsdata_dir], tmp_path_factory.mktemp("real") / "curated")
-
-
-@pytest.fixture(scope="session")
-def release(real_run: RunResult) -> Path:
-    return real_run.release
 
 
 def _schema(release: Path, name: str) -> dict[str, Any]:

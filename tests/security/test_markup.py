@@ -17,6 +17,8 @@ import pytest
 from pipeline import config
 from pipeline.normalise.html import ALLOWED_TAGS
 from pipeline.normalise.markup import has_markup
+from pipeline.publish.site.build import SITE_DIR as SITE
+from pipeline.publish.site.safe import SCRIPT
 from pipeline.run import run_pipeline
 from pipeline.sources.accounting import MAX_RAW
 from tests.security.markup_inputs import MARK, bsdata_with_markup, pages_with_markup, wahapedia_with_markup
@@ -172,4 +174,20 @@ def test_the_quality_page_runs_and_loads_nothing(release: Path) -> None:
     page = (release / "quality" / "index.html").read_text(encoding="utf-8")
     assert not re.search(r"<(script|img|iframe|object|embed|link)\b", page, re.IGNORECASE)
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
-    assert not [p for p in release.rglob("*.html") if p.name != "index.html"]
+    assert not [p for p in release.rglob("*.html") if p.name != "index.html" and SITE not in p.parts]
+
+
+def test_the_explorer_runs_only_its_own_script_with_the_hostile_names(release: Path) -> None:
+    """Every explorer page: once our own search script and index are taken out, no element that runs or
+    loads anything, and no URL to another host (the names of this release hold `<script>` and `onerror`)."""
+    own = (f"<script>{SCRIPT}</script>", '<script type="application/json" id="search-index">')
+    pages = sorted((release / SITE).rglob("*.html"))
+    assert len(pages) > 3
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for known in own:
+            text = text.replace(known, "")
+        assert not re.search(r"<(script|img|iframe|object|embed|link)\b", text, re.IGNORECASE), page
+        tags = re.findall(r"<[a-zA-Z][^>]*>", text)
+        assert not [t for t in tags if re.search(r"\son[a-z]+\s*=", t, re.IGNORECASE)], page
+        assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, re.IGNORECASE), page

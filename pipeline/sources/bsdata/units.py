@@ -54,8 +54,8 @@ class Finding:
     where: str
 
     def as_dict(self) -> dict[str, str | int]:
-        return {"line": self.line, "table": self.table, "field": self.field, "raw": self.raw,
-                "read_as": self.read_as, "where": self.where}  # fmt: skip
+        return {"kind": "read loosely", "line": self.line, "table": self.table, "field": self.field,
+                "raw": self.raw, "read_as": self.read_as, "where": self.where}  # fmt: skip
 
 
 #: name, kind, parameter, text, model, line, unlocked_by

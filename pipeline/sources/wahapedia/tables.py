@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pipeline import config
 from pipeline.normalise.text import decode_lines_strict
@@ -209,21 +209,37 @@ def curate_keyed(table: Table, what: str, build: Callable[[Row], Keyed]) -> Iter
     """Run `build` on every row: the row is curated with the records it gives, or quarantined
     (`<what>: ...`) when `build` raises ValueError or gives a key a kept row already has
     (`duplicate key`: a repeated row is never merged silently). Only a kept row's `learn` runs."""
-    seen: set[tuple[str | None, ...]] = set()
+    seen: dict[tuple[str | None, ...], list[Record]] = {}
     for row in table.rows:
         try:
             key, records, learn = build(row)
             if key is not None and key in seen:
+                _note_duplicate(table, what, row, seen[key], records)
                 raise ValueError("duplicate key")
         except ValueError as error:
             yield table.reject(row, invalid_reason(what, error))
             continue
         if key is not None:
-            seen.add(key)
+            seen[key] = records
         if learn is not None:
             learn()
         table.ledger.curate(records)
         yield from records
+
+
+def _content(records: list[Record]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.row().items() if k != "line"} for r in records]
+
+
+def _note_duplicate(table: Table, what: str, row: Row, kept: list[Record], records: list[Record]) -> None:
+    """A row repeating a kept row's key with other content (a size listed twice at two prices) is a
+    finding as well as a quarantine row: the report keeps both rows' records."""
+    if _content(kept) == _content(records):
+        return
+    table.ledger.findings.append({
+        "kind": "duplicate key", "table": what, "line": row.line, "raw": row.raw,
+        "kept_line": kept[0].line if kept else None, "kept": _content(kept), "dropped": _content(records),
+    })  # fmt: skip
 
 
 #: Builds the records of one row; raises ValueError (short message) when it cannot.

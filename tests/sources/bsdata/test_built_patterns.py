@@ -124,7 +124,7 @@ def test_dice_strength_stray_plus_and_anti_tokens(built: list[Record], parser: B
     assert maul.strength.text == "8"
     findings = [f.as_dict() for f in parser.stats[CAT].findings]
     assert findings == [
-        {"line": 142, "table": "weapons", "field": "s", "raw": "8+", "read_as": "8",
+        {"kind": "read loosely", "line": 142, "table": "weapons", "field": "s", "raw": "8+", "read_as": "8",
          "where": "profile 'Power maul' of unit 'Ward Keeper'"},
     ]  # fmt: skip
 

@@ -1,0 +1,1 @@
+"""Data-quality findings: general rules over the run's frames and the parse report (docs/findings.md)."""
