@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from pipeline import __version__, config
+from pipeline.damage.matrix import DamageComputation
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
@@ -31,6 +34,7 @@ from pipeline.sources.registry import default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
+Frames = dict[str, pl.DataFrame]
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,29 @@ def run_pipeline(
 
 
 def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None) -> RunResult:
+    frames, damage, reports = _compute(inputs, stage)
+    version = version_id(frames["sources"]["sha256"].to_list(), __version__)
+    publication = output.publication(version)
+    previous = PreviousRelease.of(output.path, publication.previous)
+    with stage("id aliases"):
+        frames = with_id_aliases(frames, previous, version)
+    max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
+    with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
+        with stage("store (DuckDB)"):
+            stored = store_stage(frames, damage, release)
+        damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
+        with stage("quality gates"):
+            checks = check_release(frames, damage.cells, publication.previous, max_drop)
+            quality = quality_gate(release, checks=[checks])
+        run_reports = RunReports(**reports, damage=damage.report, store=stored, quality=quality)
+        with stage("publish"):
+            published = write_release(release, version, frames, damage, run_reports, publication, previous)
+    return RunResult(version, (output.path / config.LATEST_NAME).resolve(), published.row_counts, run_reports)
+
+
+def _compute(inputs: list[Path], stage: StageContext) -> tuple[Frames, DamageComputation, dict[str, Any]]:
+    """Parse to damage: the frames, the damage computation and the reports. The records (Python objects) of
+    each stage are dropped when this returns; only the columnar frames go on."""
     with stage("parse inputs"):
         parsed = read_inputs(inputs)
     with stage("dedupe rules"):
@@ -72,27 +99,10 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
     with stage("damage matrix"):
         damage = damage_stage(frames)
         frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
-    version = version_id(frames["sources"]["sha256"].to_list(), __version__)
-    publication = output.publication(version)
-    previous = PreviousRelease.of(output.path, publication.previous)
-    with stage("id aliases"):
-        frames = with_id_aliases(frames, previous, version)
-    max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
-    with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
-        with stage("store (DuckDB)"):
-            stored = store_stage(frames, damage, release)
-        with stage("quality gates"):
-            checks = check_release(frames, damage.cells, publication.previous, max_drop)
-            quality = quality_gate(release, checks=[checks])
-        reports = RunReports(
-            parse=parsed.report,
-            dedupe=deduped.report,
-            reconcile=reconciled.report,
-            damage=damage.report,
-            store=stored,
-            quality=quality,
-            loadouts=loadouts.report,
-        )
-        with stage("publish"):
-            published = write_release(release, version, frames, damage, reports, publication, previous)
-    return RunResult(version, (output.path / config.LATEST_NAME).resolve(), published.row_counts, reports)
+    reports = {
+        "parse": parsed.report,
+        "dedupe": deduped.report,
+        "reconcile": reconciled.report,
+        "loadouts": loadouts.report,
+    }
+    return frames, damage, reports
