@@ -12,6 +12,7 @@ from pipeline.damage import (
     MATRIX_COLUMNS,
     SCENARIOS,
     compute_damage_matrix,
+    expand,
     partition_path,
     points_frame,
     prepare_damage,
@@ -22,7 +23,6 @@ from pipeline.damage import (
     write_damage_matrix,
     write_damage_parquet,
 )
-from pipeline.damage import expand
 from pipeline.damage.inputs import WEAPON_ABILITY_SCHEMA
 from schemas.records import Points
 from tests.damage.builders import target, weapon
