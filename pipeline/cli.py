@@ -141,6 +141,9 @@ def run(
     from pipeline.run import run_pipeline
 
     result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=progress, max_row_drop=max_row_drop)
+    if result.reused:
+        out.print(f"unchanged: {result.version} reused -> {escape(str(result.release))}", highlight=False)
+        return
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
 

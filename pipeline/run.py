@@ -15,6 +15,8 @@ from typing import Any
 import polars as pl
 
 from pipeline import __version__, config
+from pipeline.cache.fingerprint import inputs_key
+from pipeline.cache.runs import ReusedRelease, StoredReport, remember_release, reusable_release
 from pipeline.damage.matrix import DamageComputation
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
@@ -39,10 +41,13 @@ Frames = dict[str, pl.DataFrame]
 
 @dataclass(frozen=True)
 class RunResult:
+    """What a run published (or reused: `reused` when inputs and code were those of `latest`)."""
+
     version: str
     release: Path
     row_counts: dict[str, int]
     reports: RunReports
+    reused: bool = False
 
 
 def _no_progress(name: str) -> AbstractContextManager[None]:
@@ -57,7 +62,34 @@ def run_pipeline(
     previous release) -> in a staging folder: store (DuckDB with the damage matrix) -> quality gates (with the
     release checks) -> publish (files, manifest)."""
     with open_output(out_dir) as output:
-        return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop)
+        paths = list(inputs) or default_inputs(config.RAW_DIR)
+        cache = config.cache_dir(output.path)
+        key = inputs_key(paths) if cache is not None else ""
+        reused = reusable_release(cache, key, output.latest, output.path) if cache is not None else None
+        if reused is not None:
+            return _reused_result(reused)
+        result = _run(paths, output, stage, max_row_drop)
+        if cache is not None:
+            remember_release(cache, key, result.release)
+        return result
+
+
+def _reused_result(reused: ReusedRelease) -> RunResult:
+    """The result of the run that built `latest`, from its manifest."""
+    manifest = reused.manifest
+    stored = dict(manifest.get("reports", {}))
+    store = {"damage_matrix_in_duckdb": stored.pop("damage_matrix_in_duckdb", None)}
+    reports = RunReports(
+        dedupe=StoredReport(stored.get("dedupe", {})),
+        reconcile=StoredReport(stored.get("reconcile", {})),
+        damage=StoredReport(stored.get("damage", {})),
+        store=StoredReport(store),
+        quality=StoredReport(manifest.get("quality", {})),
+        parse=StoredReport(stored["parse"]) if "parse" in stored else None,
+        loadouts=StoredReport(stored["loadouts"]) if "loadouts" in stored else None,
+    )
+    counts = {str(k): int(v) for k, v in manifest.get("row_counts", {}).items()}
+    return RunResult(reused.version, reused.release, counts, reports, reused=True)
 
 
 def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None) -> RunResult:
