@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from pipeline.damage.matrix import DamageComputation
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
+from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.publish.aliases import with_id_aliases
@@ -32,7 +33,7 @@ from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
-from pipeline.sources.registry import default_inputs, read_inputs
+from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
@@ -48,6 +49,9 @@ class RunResult:
     row_counts: dict[str, int]
     reports: RunReports
     reused: bool = False
+    #: Inputs (page files, Wahapedia or BSData folders) parsed by this run, and those the cache gave.
+    inputs_parsed: tuple[str, ...] = ()
+    inputs_from_cache: tuple[str, ...] = ()
 
 
 def _no_progress(name: str) -> AbstractContextManager[None]:
@@ -68,7 +72,7 @@ def run_pipeline(
         reused = reusable_release(cache, key, output.latest, output.path) if cache is not None else None
         if reused is not None:
             return _reused_result(reused)
-        result = _run(paths, output, stage, max_row_drop)
+        result = _run(paths, output, stage, max_row_drop, cache)
         if cache is not None:
             remember_release(cache, key, result.release)
         return result
@@ -92,8 +96,10 @@ def _reused_result(reused: ReusedRelease) -> RunResult:
     return RunResult(reused.version, reused.release, counts, reports, reused=True)
 
 
-def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None) -> RunResult:
-    frames, damage, reports = _compute(inputs, stage)
+def _run(
+    inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None, cache: Path | None
+) -> RunResult:
+    frames, damage, reports, parsed = _compute(inputs, stage, cache)
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
     previous = PreviousRelease.of(output.path, publication.previous)
@@ -110,14 +116,17 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
         run_reports = RunReports(**reports, damage=damage.report, store=stored, quality=quality)
         with stage("publish"):
             published = write_release(release, version, frames, damage, run_reports, publication, previous)
-    return RunResult(version, (output.path / config.LATEST_NAME).resolve(), published.row_counts, run_reports)
+    latest = (output.path / config.LATEST_NAME).resolve()
+    return RunResult(version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused)
 
 
-def _compute(inputs: list[Path], stage: StageContext) -> tuple[Frames, DamageComputation, dict[str, Any]]:
+def _compute(
+    inputs: list[Path], stage: StageContext, cache: Path | None = None
+) -> tuple[Frames, DamageComputation, dict[str, Any], ParseResult]:
     """Parse to damage: the frames, the damage computation and the reports. The records (Python objects) of
     each stage are dropped when this returns; only the columnar frames go on."""
     with stage("parse inputs"):
-        parsed = read_inputs(inputs)
+        parsed = read_inputs(inputs, cache)
     with stage("dedupe rules"):
         deduped = dedupe_stage(parsed.dataset)
     with stage("default loadouts"):
@@ -137,4 +146,4 @@ def _compute(inputs: list[Path], stage: StageContext) -> tuple[Frames, DamageCom
         "reconcile": reconciled.report,
         "loadouts": loadouts.report,
     }
-    return frames, damage, reports
+    return frames, damage, reports, replace(parsed, dataset=Dataset())

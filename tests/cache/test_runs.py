@@ -87,3 +87,18 @@ def test_no_cache_when_switched_off(
     out = tmp_path / "out"
     shutil.copytree(first.release.parent, out, symlinks=True)
     assert not run_pipeline([pages], out).reused
+
+
+@pytest.mark.slow
+def test_a_changed_page_is_the_only_input_parsed_again(pages: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "in" / "pages"
+    shutil.copytree(pages, folder)
+    first = run_pipeline([folder], tmp_path / "out")
+    assert (len(first.inputs_parsed), first.inputs_from_cache) == (3, ())
+    page = sorted(folder.iterdir())[2]
+    page.write_text(page.read_text() + "\n")
+    second = run_pipeline([folder], tmp_path / "out")
+    assert not second.reused
+    assert second.inputs_parsed == (str(page),)
+    assert len(second.inputs_from_cache) == 2
+    assert second.version != first.version  # the page's sha256 is part of the version
