@@ -64,5 +64,5 @@ def inputs_key(paths: Iterable[Path]) -> str:
     """The key of one run's inputs: every input path (resolved) with its tree, and the code."""
     parts: list[object] = [code_fingerprint()]
     for path in paths:
-        parts += [path.resolve(), *tree_fingerprint(path)]
+        parts += [os.path.abspath(path), *tree_fingerprint(path)]
     return key_of(*parts)

@@ -9,6 +9,7 @@ validate is ignored with a warning.
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ def _record_types() -> dict[str, type[Record]]:
 
 def parsed_key(item: Path, input_path: Path, fmt: str) -> str:
     """The item's fingerprint, where it lies (published paths are relative to its input) and the code."""
-    return key_of(code_fingerprint(), fmt, item.resolve(), input_path.resolve(), *tree_fingerprint(item))
+    # absolute, links not resolved: an item may be a link loop (refused by its parser, never followed here)
+    return key_of(code_fingerprint(), fmt, os.path.abspath(item), os.path.abspath(input_path), *tree_fingerprint(item))
 
 
 @functools.cache
