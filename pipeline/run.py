@@ -6,8 +6,9 @@ dataset, frames, a computation or a file) with a typed report; none changes its 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -72,10 +73,23 @@ def run_pipeline(
         reused = reusable_release(cache, key, output.latest, output.path) if cache is not None else None
         if reused is not None:
             return _reused_result(reused)
-        result = _run(paths, output, stage, max_row_drop, cache)
+        with _dropped_on_failure(cache):
+            result = _run(paths, output, stage, max_row_drop, cache)
         if cache is not None:
             remember_release(cache, key, result.release)
         return result
+
+
+@contextmanager
+def _dropped_on_failure(cache: Path | None) -> Iterator[None]:
+    """A cache folder this run created is removed again if the run fails: a failed run leaves nothing."""
+    existed = cache is None or cache.exists()
+    try:
+        yield
+    except BaseException:
+        if not existed and cache is not None:
+            shutil.rmtree(cache, ignore_errors=True)
+        raise
 
 
 def _reused_result(reused: ReusedRelease) -> RunResult:
