@@ -32,7 +32,10 @@ def entry_fingerprint(path: Path) -> str:
     """One directory entry, never following a link or opening anything but a regular file: a link is its
     target text, a FIFO or device its type, a file above the input cap its size (the parser refuses it
     unread), any other file its sha256."""
-    info = os.lstat(path)
+    try:
+        info = os.lstat(path)
+    except OSError as exc:  # missing or unreadable: the parser says so, in its stage
+        return f"absent:{exc.errno}"
     if stat.S_ISLNK(info.st_mode):
         return "link:" + os.readlink(path)
     if not stat.S_ISREG(info.st_mode):

@@ -60,3 +60,10 @@ def test_a_corrupt_or_foreign_entry_is_ignored_with_a_warning(tmp_path: Path, da
 
 def test_entries_live_under_their_kind(tmp_path: Path) -> None:
     assert entry_path(tmp_path, "parsed", "abc") == tmp_path / "parsed" / "abc.json"
+
+
+def test_a_missing_input_has_a_fingerprint_and_is_left_to_its_parser(tmp_path: Path) -> None:
+    from pipeline.cache.fingerprint import inputs_key, tree_fingerprint
+
+    assert tree_fingerprint(tmp_path / "nowhere") == [("nowhere", "absent:2")]
+    assert inputs_key([tmp_path / "nowhere"]) != inputs_key([tmp_path / "elsewhere"])
