@@ -11,6 +11,7 @@ printed, never asserted: machines here are noisy 2-core boxes.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -188,7 +189,50 @@ def part_site() -> dict[str, Any]:
     return run_site_bench()
 
 
+def part_pipeline() -> dict[str, Any]:
+    """`dataslate run` on pages + Wahapedia + the shared BSData: every stage (publish included) with RSS,
+    then the unchanged rerun (the cache reuses the release)."""
+    from bench.pipeline_bench import default_inputs, run_once
+
+    with tempfile.TemporaryDirectory(prefix="dataslate-bench-") as tmp:
+        cold = run_once(default_inputs(), Path(tmp) / "out")
+        start = time.perf_counter()
+        again = run_once(default_inputs(), Path(tmp) / "out")
+        rerun = {"s": round(time.perf_counter() - start, 2), "reused": again["reused"]}
+    return {"cold": cold, "unchanged_rerun": rerun, "targets": {"cold_s": 45, "publish_s": 10, "peak_rss_mb": 3072}}
+
+
+def part_scale() -> dict[str, Any]:
+    """Peak RSS against output size on a 1x and a 4x synthetic BSData corpus (bench/synth_corpus.py),
+    each run in its own process: memory should grow no faster than the output."""
+    from bench.synth_corpus import build
+    from pipeline import config
+
+    runs = {}
+    with tempfile.TemporaryDirectory(prefix="dataslate-scale-") as tmp:
+        for factor in (1, 4):
+            folder = build(Path(tmp) / f"x{factor}", factor, config.bsdata_dir())
+            proc = subprocess.run(
+                [sys.executable, str(ROOT / "bench" / "pipeline_bench.py"), str(folder)],
+                capture_output=True, text=True, cwd=ROOT, check=True, env={**os.environ, "DATASLATE_CACHE": "off"},
+            )  # fmt: skip
+            runs[f"x{factor}"] = json.loads(proc.stdout)
+    small, large = runs["x1"], runs["x4"]
+    ratios = {
+        "damage_matrix_rows": round(large["damage_matrix_rows"] / max(small["damage_matrix_rows"], 1), 2),
+        "release_mb": round(large["release_mb"] / max(small["release_mb"], 1e-9), 2),
+        "peak_rss_mb": round(large["peak_rss_mb"] / max(small["peak_rss_mb"], 1e-9), 2),
+        "total_s": round(large["total_s"] / max(small["total_s"], 1e-9), 2),
+    }
+    summary = {
+        k: {f: r[f] for f in ("total_s", "peak_rss_mb", "damage_matrix_rows", "release_mb")} for k, r in runs.items()
+    }
+    return {"runs": summary, "ratios_4x_over_1x": ratios}
+
+
 PARTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "pipeline": part_pipeline,
+    "scale": part_scale,
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,
     "reconcile": part_reconcile,

@@ -141,6 +141,11 @@ def run(
     from pipeline.run import run_pipeline
 
     result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=progress, max_row_drop=max_row_drop)
+    if result.reused:
+        out.print(f"unchanged: {result.version} reused -> {escape(str(result.release))}", highlight=False)
+        return
+    if result.inputs_from_cache:
+        console.print(f"inputs: {len(result.inputs_parsed)} parsed, {len(result.inputs_from_cache)} from the cache")
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
 

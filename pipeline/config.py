@@ -48,6 +48,18 @@ def bsdata_dir() -> Path:
     return shared_data_dir() / "bsdata-10e"
 
 
+#: The cache folder inside an output folder (never published: releases are its siblings).
+CACHE_DIRNAME = ".cache"
+
+
+def cache_dir(out: Path) -> Path | None:
+    """Where runs cache their work: `DATASLATE_CACHE` (`off` for none), else `<out>/.cache`."""
+    chosen = os.environ.get("DATASLATE_CACHE", "")
+    if chosen.lower() == "off":
+        return None
+    return Path(chosen).resolve() if chosen else out / CACHE_DIRNAME
+
+
 #: Wahapedia export: the file list the scraper knows (and only these).
 WAHAPEDIA_FILES: tuple[str, ...] = (
     "Abilities.csv",

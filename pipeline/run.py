@@ -8,14 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from pipeline import __version__, config
+from pipeline.cache.fingerprint import inputs_key
+from pipeline.cache.runs import ReusedRelease, remember_release, removed_on_failure, reusable_release
+from pipeline.damage.matrix import DamageComputation
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
+from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.findings.stage import with_findings
 from pipeline.loadouts.stage import loadouts_stage
@@ -28,18 +34,25 @@ from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
-from pipeline.sources.registry import default_inputs, read_inputs
+from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
+Frames = dict[str, pl.DataFrame]
 
 
 @dataclass(frozen=True)
 class RunResult:
+    """What a run published (or reused: `reused` when inputs and code were those of `latest`)."""
+
     version: str
     release: Path
     row_counts: dict[str, int]
     reports: RunReports
+    reused: bool = False
+    #: Inputs (page files, Wahapedia or BSData folders) parsed by this run, and those the cache gave.
+    inputs_parsed: tuple[str, ...] = ()
+    inputs_from_cache: tuple[str, ...] = ()
 
 
 def _no_progress(name: str) -> AbstractContextManager[None]:
@@ -54,12 +67,57 @@ def run_pipeline(
     the previous release) -> findings -> in a staging folder: store (DuckDB with the damage matrix) -> quality gates
     (with the release checks) -> publish (files, manifest)."""
     with open_output(out_dir) as output:
-        return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop)
+        paths = list(inputs) or default_inputs(config.RAW_DIR)
+        cache = config.cache_dir(output.path)
+        key = inputs_key(paths) if cache is not None else ""
+        reused = reusable_release(cache, key, output.latest, output.path) if cache is not None else None
+        if reused is not None:
+            return _reused_result(reused)
+        with removed_on_failure(cache):
+            result = _run(paths, output, stage, max_row_drop, cache)
+        if cache is not None:
+            remember_release(cache, key, result.release)
+        return result
 
 
-def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None) -> RunResult:
+def _reused_result(reused: ReusedRelease) -> RunResult:
+    counts = {str(k): int(v) for k, v in reused.manifest.get("row_counts", {}).items()}
+    return RunResult(reused.version, reused.release, counts, reused.reports(), reused=True)
+
+
+def _run(
+    inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None, cache: Path | None
+) -> RunResult:
+    frames, damage, reports, parsed = _compute(inputs, stage, cache)
+    version = version_id(frames["sources"]["sha256"].to_list(), __version__)
+    publication = output.publication(version)
+    previous = PreviousRelease.of(output.path, publication.previous)
+    with stage("id aliases"):
+        frames = with_id_aliases(frames, previous, version)
+    with stage("findings"):
+        frames = with_findings(frames, reports["parse"], previous, version)
+    max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
+    with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
+        with stage("store (DuckDB)"):
+            stored = store_stage(frames, damage, release)
+        damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
+        with stage("quality gates"):
+            checks = check_release(frames, damage.cells, publication.previous, max_drop)
+            quality = quality_gate(release, checks=[checks])
+        run_reports = RunReports(**reports, damage=damage.report, store=stored, quality=quality)
+        with stage("publish"):
+            published = write_release(release, version, frames, damage, run_reports, publication, previous)
+    latest = (output.path / config.LATEST_NAME).resolve()
+    return RunResult(version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused)
+
+
+def _compute(
+    inputs: list[Path], stage: StageContext, cache: Path | None = None
+) -> tuple[Frames, DamageComputation, dict[str, Any], ParseResult]:
+    """Parse to damage: the frames, the damage computation and the reports. The records (Python objects) of
+    each stage are dropped when this returns; only the columnar frames go on."""
     with stage("parse inputs"):
-        parsed = read_inputs(inputs)
+        parsed = read_inputs(inputs, cache)
     with stage("dedupe rules"):
         deduped = dedupe_stage(parsed.dataset)
     with stage("default loadouts"):
@@ -73,29 +131,10 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
     with stage("damage matrix"):
         damage = damage_stage(frames)
         frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
-    version = version_id(frames["sources"]["sha256"].to_list(), __version__)
-    publication = output.publication(version)
-    previous = PreviousRelease.of(output.path, publication.previous)
-    with stage("id aliases"):
-        frames = with_id_aliases(frames, previous, version)
-    with stage("findings"):
-        frames = with_findings(frames, parsed.report, previous, version)
-    max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
-    with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
-        with stage("store (DuckDB)"):
-            stored = store_stage(frames, damage, release)
-        with stage("quality gates"):
-            checks = check_release(frames, damage.cells, publication.previous, max_drop)
-            quality = quality_gate(release, checks=[checks])
-        reports = RunReports(
-            parse=parsed.report,
-            dedupe=deduped.report,
-            reconcile=reconciled.report,
-            damage=damage.report,
-            store=stored,
-            quality=quality,
-            loadouts=loadouts.report,
-        )
-        with stage("publish"):
-            published = write_release(release, version, frames, damage, reports, publication, previous)
-    return RunResult(version, (output.path / config.LATEST_NAME).resolve(), published.row_counts, reports)
+    reports = {
+        "parse": parsed.report,
+        "dedupe": deduped.report,
+        "reconcile": reconciled.report,
+        "loadouts": loadouts.report,
+    }
+    return frames, damage, reports, replace(parsed, dataset=Dataset())

@@ -9,14 +9,14 @@ import sys
 import pytest
 
 from pipeline import config
-from pipeline.damage.expand import MAX_SCENARIOS_IN_MEMORY, writer_threads
+from pipeline.damage.expand import MAX_WRITERS, writer_threads
 from pipeline.runtime import available_cpus
 
 
 def test_available_cpus_follow_the_affinity_mask() -> None:
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert available_cpus() == expected
-    assert writer_threads() == min(available_cpus(), MAX_SCENARIOS_IN_MEMORY)
+    assert writer_threads() == min(available_cpus(), MAX_WRITERS)
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no affinity masks on this OS")

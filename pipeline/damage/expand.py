@@ -9,10 +9,10 @@ cheaper than looking up 11.6 M cells one by one.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,14 +40,20 @@ def _dense_columns(results: pl.DataFrame, n_weapons: int, n_targets: int) -> dic
     return {name: results[name].to_numpy().reshape(n_weapons, n_targets) for name in OUTPUTS}
 
 
-#: Scenarios held in memory at once while writing (≈ 3 GB each on the whole corpus): the memory bound.
-MAX_SCENARIOS_IN_MEMORY = 2
+#: Scenarios written at once (one Parquet writer thread each); each holds one chunk of rows at a time.
+MAX_WRITERS = 2
 
 
 def writer_threads() -> int:
-    """Parquet writers: one per CPU available to the process, at most MAX_SCENARIOS_IN_MEMORY."""
-    return min(available_cpus(), MAX_SCENARIOS_IN_MEMORY)
+    """Parquet writers: one per CPU available to the process, at most MAX_WRITERS."""
+    return min(available_cpus(), MAX_WRITERS)
 
+
+#: Rows per Parquet row group (Polars' default): min/max statistics per group let DuckDB skip groups.
+ROW_GROUP_ROWS = 512 * 512
+
+#: Cells expanded at once per writer (4 row groups, ≈ 100 MB of columns): the damage matrix's memory bound.
+CHUNK_ROWS = 4 * ROW_GROUP_ROWS
 
 #: Effective weapon profiles per engine query: queries run in parallel (`pl.collect_all`).
 CHUNK = 512
@@ -115,14 +121,13 @@ class DamageComputation:
             self._all_ids = ids
         return ids
 
-    def _frame(self, scenario: str, targets: IntArray | None, buffers: dict[str, FloatArray] | None) -> pl.DataFrame:
-        """Gather one scenario's outputs (into `buffers` when given: no fresh memory per scenario)."""
+    def _frame(self, scenario: str, targets: IntArray | None) -> pl.DataFrame:
+        """Gather one scenario's outputs (every target, or only `targets`), all in memory."""
         rows = self.effective_keys[scenario]
         columns = {}
         for name in OUTPUTS:
             block = self.blocks[name] if targets is None else self.blocks[name][:, targets]
-            out = None if buffers is None else buffers.setdefault(name, np.empty((len(rows), block.shape[1])))
-            columns[name] = np.take(block, rows, axis=0, out=out).ravel()
+            columns[name] = np.take(block, rows, axis=0).ravel()
         per_100 = 100.0 / self.weapons["cost_per_model"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         width = self.targets.height if targets is None else len(targets)
         damage_per_100 = (columns["damage"].reshape(len(rows), width) * per_100[:, None]).ravel()
@@ -138,9 +143,14 @@ class DamageComputation:
         Rows are ordered (wkey, weapon_id) then (tkey, profile_id).
         """
         if profile_ids is None:
-            return self._frame(scenario, None, None)
+            return self._frame(scenario, None)
         wanted = self.targets["profile_id"].is_in(list(profile_ids)).to_numpy()
-        return self._frame(scenario, np.flatnonzero(wanted), None)
+        return self._frame(scenario, np.flatnonzero(wanted))
+
+    def written(self) -> DamageComputation:
+        """This computation without its result blocks (≈ 0.8 GB on the whole corpus): what the stages after
+        the store need (the cells, the report), once the matrix is on disk."""
+        return DamageComputation(self.weapons, self.targets, {}, {}, self.scenarios, self.report)
 
     @property
     def cells(self) -> int:
@@ -151,20 +161,39 @@ class DamageComputation:
         for scenario in self.scenarios:
             yield self.matrix(scenario.name)
 
-    def write_parquet(self, out_dir: Path, workers: int | None = None) -> list[Path]:
-        """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`.
+    def chunk(self, scenario: str, start: int, stop: int) -> pl.DataFrame:
+        """Cells `start:stop` of one scenario's matrix (row order as `matrix`), built from the weapons
+        they cover only: memory is proportional to the chunk, not to the matrix."""
+        width = self.targets.height
+        first, last = (start // width, -(-stop // width)) if width else (0, 0)
+        offset, rows = start - first * width, self.effective_keys[scenario][first:last]
+        columns = {name: np.take(self.blocks[name], rows, axis=0).ravel()[offset : offset + stop - start]
+                   for name in OUTPUTS}  # fmt: skip
+        per_100 = 100.0 / self.weapons["cost_per_model"].slice(first, last - first).cast(pl.Float64).fill_null(np.nan)
+        per_cell = np.repeat(per_100.to_numpy(), width)[offset : offset + stop - start]
+        weapons = self.weapons.slice(first, last - first).select(pl.col("weapon_id").cast(self.id_types[0]))
+        targets = self.targets.select(pl.col("profile_id").cast(self.id_types[1]))
+        ids = weapons.join(targets, how="cross").slice(offset, stop - start)
+        return ids.with_columns(
+            pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
+            *[pl.Series(name, values) for name, values in columns.items()],
+            pl.Series("damage_per_100_points", columns["damage"] * per_cell, nan_to_null=True),
+        )
 
-        Parquet encoding is mostly single-threaded, so `workers` scenarios (default
-        `writer_threads()`) are written at once; each worker reuses one set of output
-        buffers, so memory stays at `workers` scenarios and later scenarios touch no
-        fresh pages.
+    def write_parquet(self, out_dir: Path, workers: int | None = None, chunk_rows: int = CHUNK_ROWS) -> list[Path]:
+        """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`, streamed.
+
+        Each scenario is written `chunk_rows` cells at a time (a multiple of the row group size, so
+        the row groups are those of one whole-table write); `workers` scenarios (default
+        `writer_threads()`) are written at once, as Parquet encoding is mostly single-threaded.
+        Memory is `workers` chunks, whatever the size of the matrix.
         """
         workers = writer_threads() if workers is None else workers
-        local = threading.local()
+        total = self.report.cells_per_scenario
 
         def write(scenario: Scenario) -> Path:
-            buffers: dict[str, FloatArray] = local.__dict__.setdefault("buffers", {})
-            return write_partition(self._frame(scenario.name, None, buffers), out_dir, scenario.name)
+            chunks = (self.chunk(scenario.name, s, min(s + chunk_rows, total)) for s in range(0, total, chunk_rows))
+            return write_partition_chunks(chunks, out_dir, scenario.name, empty=self.chunk(scenario.name, 0, 0))
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             return list(pool.map(write, self.scenarios))
@@ -173,10 +202,6 @@ class DamageComputation:
 def partition_path(out_dir: Path, scenario: str) -> Path:
     """`<out_dir>/damage_matrix/scenario=<name>/part-0.parquet` (hive layout)."""
     return Path(out_dir) / PARQUET_DIR / f"scenario={scenario}" / PARQUET_FILE
-
-
-#: Rows per Parquet row group (Polars' default): min/max statistics per group let DuckDB skip groups.
-ROW_GROUP_ROWS = 512 * 512
 
 
 def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
@@ -198,6 +223,34 @@ def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
         table, path, compression="zstd", row_group_size=ROW_GROUP_ROWS, store_schema=False, use_dictionary=ids
     )
     return path
+
+
+def write_partition_chunks(chunks: Iterable[pl.DataFrame], out_dir: Path, scenario: str, empty: pl.DataFrame) -> Path:
+    """`write_partition` fed chunk by chunk (one ParquetWriter): the same file, never the whole matrix.
+    `empty` gives the schema when there are no chunks."""
+    import pyarrow.parquet as pq
+
+    path = partition_path(out_dir, scenario)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer: pq.ParquetWriter | None = None
+    try:
+        for chunk in chunks:
+            table = chunk.drop("scenario").to_arrow()
+            if writer is None:
+                writer = _parquet_writer(path, table.schema, pq)
+            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        if writer is None:
+            writer = _parquet_writer(path, empty.drop("scenario").to_arrow().schema, pq)
+            writer.write_table(empty.drop("scenario").to_arrow())
+    finally:
+        if writer is not None:
+            writer.close()
+    return path
+
+
+def _parquet_writer(path: Path, schema: Any, pq: Any) -> Any:
+    ids = [c for c in ("weapon_id", "profile_id") if c in schema.names]
+    return pq.ParquetWriter(path, schema, compression="zstd", store_schema=False, use_dictionary=ids)
 
 
 def effective_key_arrays(

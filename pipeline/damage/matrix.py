@@ -135,7 +135,7 @@ def write_damage_matrix(
     out_dir: Path,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
 ) -> DamageReport:
-    """Compute and write every scenario, holding at most `expand.MAX_SCENARIOS_IN_MEMORY` scenarios at once."""
+    """Compute and write every scenario, streamed: at most `expand.MAX_WRITERS` chunks in memory at once."""
     computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios)
     computation.write_parquet(out_dir)
     return computation.report

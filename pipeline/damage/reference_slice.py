@@ -39,7 +39,8 @@ def damage_vs_reference(computation: DamageComputation, frames: Mapping[str, pl.
     if not slices or not references:
         return pl.DataFrame(schema=schema)
     cells = pl.concat(slices).with_columns(pl.col(pl.Enum, pl.Categorical).cast(pl.String))
-    joined = cells.join(unit_weapon_pairs(frames), on="weapon_id", how="inner")
+    pairs = unit_weapon_pairs(frames).sort("weapon_id", "unit_id")
+    joined = cells.join(pairs, on="weapon_id", how="inner", maintain_order="left_right")  # same bytes every run
     return joined.with_columns(pl.lit(None, dtype=pl.Int64).alias("line")).select(
         [pl.col(c).cast(t) for c, t in schema.items()]
     )

@@ -230,6 +230,8 @@ def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -
     written = []
     for faction, name in faction_file_names(document_factions(frames)).items():
         document = faction_document(faction, by_faction[faction], found)
-        (folder / name).write_text(json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        (folder / name).write_text(
+            json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+        )
         written.append(name)
     return written

@@ -36,25 +36,34 @@ def file_hashes(release: Path) -> dict[str, str]:
 
 
 def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
-    """sha256 of each base table's rows (as text, sorted): equal contents, equal hash."""
+    """sha256 of each base table's rows (as text, sorted, one a line): equal contents, equal hash.
+
+    Rows are streamed from DuckDB's sort into the hash batch by batch (the hash of
+    `string_agg(row, chr(10) ORDER BY row)`, never that string itself).
+    """
     con = duckdb.connect(str(db_path), read_only=True)
     try:
+        con.execute("SET enable_progress_bar = false")
         tables = [
             r[0]
             for r in con.execute(
                 "SELECT table_name FROM duckdb_tables() WHERE table_name <> 'damage_matrix' ORDER BY 1"
             ).fetchall()
         ]
-        hashes = {}
-        for table in tables:
-            row = con.execute(
-                f"SELECT sha256(coalesce(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY CAST(t AS VARCHAR)), ''))"
-                f" FROM {table} t"
-            ).fetchall()
-            hashes[table] = str(row[0][0])
-        return hashes
+        return {table: _table_hash(con, table) for table in tables}
     finally:
         con.close()
+
+
+def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    digest, first = hashlib.sha256(), True
+    reader = con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t ORDER BY r").to_arrow_reader(65536)
+    for batch in reader:
+        text = "\n".join(str(row) for row in batch.column(0).to_pylist())
+        if batch.num_rows:
+            digest.update((text if first else "\n" + text).encode())
+            first = False
+    return digest.hexdigest()
 
 
 def build_manifest(

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pipeline.cache.parsed import load_parsed, parsed_key, store_parsed
 from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
 from pipeline.sources import bsdata, detect_format, page, wahapedia
-from pipeline.sources.report import ParseReport
+from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Record, Source, SourceFormat
 
 
@@ -69,19 +70,40 @@ def _portable(record: Record, input_path: Path) -> Record:
 
 @dataclass(frozen=True)
 class ParseResult:
-    """Every input's records, and what parsing gave per file (`report.as_dict()` goes in the manifest)."""
+    """Every input's records, and what parsing gave per file (`report.as_dict()` goes in the manifest).
+    `parsed` and `reused`: the items parsed and those taken from the cache (not published)."""
 
     dataset: Dataset
     report: ParseReport
+    parsed: tuple[str, ...] = ()
+    reused: tuple[str, ...] = ()
 
 
-def read_inputs(paths: Sequence[Path]) -> ParseResult:
-    """Parse every input into one Dataset (formats detected per path), with a report per file."""
+def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult:
+    """Parse every input into one Dataset (formats detected per path), with a report per file; with a
+    cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed."""
     records: list[Record] = []
     report = ParseReport()
+    parsed: list[str] = []
+    reused: list[str] = []
     for path in paths:
         fmt = detect_format(path)
-        parse = PARSERS[fmt]
         for item in expand(path, fmt):
-            records.extend(_portable(record, path) for record in parse(item, report))
-    return ParseResult(Dataset(records), report)
+            key = parsed_key(item, path, fmt) if cache is not None else ""
+            hit = load_parsed(cache, key) if cache is not None else None
+            if hit is None:
+                hit = _parse_item(item, path, fmt)
+                if cache is not None:
+                    store_parsed(cache, key, *hit)
+                parsed.append(str(item))
+            else:
+                reused.append(str(item))
+            records.extend(hit[0])
+            report.files.extend(hit[1])
+    return ParseResult(Dataset(records), report, tuple(parsed), tuple(reused))
+
+
+def _parse_item(item: Path, path: Path, fmt: SourceFormat) -> tuple[list[Record], list[FileReport]]:
+    report = ParseReport()
+    records = [_portable(record, path) for record in PARSERS[fmt](item, report)]
+    return records, report.files

@@ -12,6 +12,7 @@ from pipeline.damage import (
     MATRIX_COLUMNS,
     SCENARIOS,
     compute_damage_matrix,
+    expand,
     partition_path,
     points_frame,
     prepare_damage,
@@ -159,6 +160,29 @@ def test_streamed_write_equals_the_in_memory_matrix_byte_for_byte(tmp_path: Path
         streamed = partition_path(tmp_path / "streamed", scenario)
         assert streamed.read_bytes() == partition_path(tmp_path / "again", scenario).read_bytes()
         assert pl.read_parquet(streamed).equals(pl.read_parquet(partition_path(tmp_path / "memory", scenario)))
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 5, 11, 12, 30, 1000])
+def test_a_matrix_written_in_chunks_is_the_whole_matrix(
+    tmp_path: Path, result: object, chunk_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """77 cells a scenario in chunks that split weapons (5, 12 and 30 are no multiple of 11 targets),
+    one cell, one weapon, all at once. A chunk size that is a multiple of the row group size gives
+    the bytes of one whole-table write."""
+    monkeypatch.setattr(expand, "ROW_GROUP_ROWS", 6)
+    write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
+    prepare_damage(*frames()).write_parquet(tmp_path / "chunks", workers=2, chunk_rows=chunk_rows)
+    for scenario in SCENARIOS:
+        whole, chunked = partition_path(tmp_path / "memory", scenario), partition_path(tmp_path / "chunks", scenario)
+        assert pl.read_parquet(chunked).equals(pl.read_parquet(whole))
+        assert (chunked.read_bytes() == whole.read_bytes()) == (chunk_rows % 6 == 0 or chunk_rows > 77)
+
+
+def test_a_chunk_is_its_slice_of_the_scenario_matrix() -> None:
+    computation = prepare_damage(*frames())
+    whole = computation.matrix("charged")
+    for start, stop in [(0, 0), (0, 77), (10, 23), (76, 77)]:
+        assert computation.chunk("charged", start, stop).equals(whole.slice(start, stop - start))
 
 
 def test_empty_inputs_give_an_empty_matrix() -> None:

@@ -14,8 +14,8 @@ from typer.testing import CliRunner, Result
 from pipeline.cli import app
 
 STAGING_PREFIX = ".staging-"
-#: What an output folder holds beside its releases: the publishers' lock file and the last rejected report.
-HOUSEKEEPING = {".dataslate.lock", ".rejected"}
+#: What an output folder holds beside its releases: the lock file, the last rejected report, the cache.
+HOUSEKEEPING = {".dataslate.lock", ".rejected", ".cache"}
 BROKEN_PAGE = Path(__file__).parent.parent / "fixtures" / "broken" / "pages" / "900_broken_page.txt"
 
 

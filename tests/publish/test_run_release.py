@@ -61,7 +61,8 @@ def _wait_for_staging(proc: subprocess.Popen[bytes], out: Path) -> Path:
 def killed(good_release: Published, good_inputs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Killed:
     """`dataslate run` SIGKILLed while its staging folder is being written, over a good release."""
     out = tmp_path_factory.mktemp("killed") / "curated"
-    shutil.copytree(good_release.out, out, symlinks=True)
+    # without the cache: the same inputs would be an unchanged rerun (reused, no staging); this is a rebuild
+    shutil.copytree(good_release.out, out, symlinks=True, ignore=shutil.ignore_patterns(config.CACHE_DIRNAME))
     before = snapshot(out)
     args = [str(DATASLATE), "run", "--out", str(out)]
     for path in good_inputs:

@@ -98,3 +98,17 @@ def test_a_large_matrix_is_a_view_that_resolves_beside_the_store(
             bare.execute("SELECT count(*) FROM damage_matrix")  # without the search path it does not
     finally:
         bare.close()
+
+
+def test_the_reference_slice_is_in_matrix_order_every_time() -> None:
+    """Scenario, then weapon, then reference profile, then unit: the same rows in the same order (and so the
+    same Parquet bytes) on every run, whatever order a multi-threaded join would give."""
+    frames, damage = _frames()
+    table = frames["damage_vs_reference"]
+    scenarios = [s.name for s in damage.scenarios]
+    assert table["scenario"].unique(maintain_order=True).to_list() == scenarios
+    expected = damage.matrix("default", profile_ids=frames["reference_profiles"]["profile_id"].to_list())
+    default = table.filter(pl.col("scenario") == "default")
+    assert default["weapon_id"].to_list() == expected["weapon_id"].cast(pl.String).to_list()
+    assert default["profile_id"].to_list() == expected["profile_id"].cast(pl.String).to_list()
+    assert all(damage_vs_reference(damage, frames).equals(table) for _ in range(3))

@@ -1,0 +1,104 @@
+"""Whole-run reuse: an unchanged rerun gives `latest` back without computing; any change recomputes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline import config
+from pipeline.cache.entries import CacheWarning, entry_path
+from pipeline.cache.fingerprint import inputs_key
+from pipeline.run import RunResult, run_pipeline
+from tests.publish.releases import invoke
+
+PAGES = sorted(config.RAW_PAGES_DIR.glob("*.txt"))
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("inputs") / "pages"
+    folder.mkdir()
+    for page in PAGES:
+        shutil.copy(page, folder / page.name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def first(pages: Path, tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    return run_pipeline([pages], tmp_path_factory.mktemp("out") / "out")
+
+
+def test_an_unchanged_rerun_reuses_latest_and_says_so(first: RunResult, pages: Path) -> None:
+    out = first.release.parent
+    again = invoke("run", "--input", pages, "--out", out)
+    assert again.exit_code == 0, again.output
+    assert f"unchanged: {first.version} reused" in again.stdout
+    assert "parse inputs" not in again.stderr  # no stage ran
+    reused = run_pipeline([pages], out)
+    assert (reused.reused, reused.version, reused.release) == (True, first.version, first.release)
+    assert reused.row_counts == first.row_counts
+    assert reused.reports.as_dict() == json.loads(json.dumps(first.reports.as_dict()))  # as the manifest holds it
+    assert reused.reports.quality.as_dict() == first.reports.quality.as_dict()
+
+
+def test_the_cache_is_never_published(first: RunResult) -> None:
+    assert (first.release.parent / config.CACHE_DIRNAME / "runs").is_dir()
+    assert not [p for p in first.release.rglob("*") if ".cache" in p.parts]
+
+
+def test_a_changed_input_is_recomputed(first: RunResult, pages: Path, tmp_path: Path) -> None:
+    changed = tmp_path / "pages"
+    shutil.copytree(pages, changed)
+    page = sorted(changed.iterdir())[0]
+    page.write_text(page.read_text() + "\n")
+    assert inputs_key([changed]) != inputs_key([pages])
+    out = tmp_path / "out"
+    shutil.copytree(first.release.parent, out, symlinks=True)
+    result = run_pipeline([changed], out)
+    assert not result.reused
+
+
+def test_a_corrupt_run_entry_warns_and_recomputes(first: RunResult, pages: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(first.release.parent, out, symlinks=True)
+    entry = entry_path(out / config.CACHE_DIRNAME, "runs", inputs_key([pages]))
+    entry.write_text(entry.read_text().replace(first.release.name, "v000000000000"))
+    with pytest.warns(CacheWarning, match="payload does not match its sha256"):
+        result = run_pipeline([pages], out)
+    assert (result.reused, result.version) == (False, first.version)
+    assert run_pipeline([pages], out).reused  # the entry was rewritten
+
+
+def test_a_release_changed_since_is_not_reused(first: RunResult, pages: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(first.release.parent, out, symlinks=True)
+    manifest = out / first.release.name / "manifest.json"
+    manifest.write_text(manifest.read_text() + " ")
+    assert not run_pipeline([pages], out).reused
+
+
+def test_no_cache_when_switched_off(
+    first: RunResult, pages: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATASLATE_CACHE", "off")
+    out = tmp_path / "out"
+    shutil.copytree(first.release.parent, out, symlinks=True)
+    assert not run_pipeline([pages], out).reused
+
+
+@pytest.mark.slow
+def test_a_changed_page_is_the_only_input_parsed_again(pages: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "in" / "pages"
+    shutil.copytree(pages, folder)
+    first = run_pipeline([folder], tmp_path / "out")
+    assert (len(first.inputs_parsed), first.inputs_from_cache) == (3, ())
+    page = sorted(folder.iterdir())[2]
+    page.write_text(page.read_text() + "\n")
+    second = run_pipeline([folder], tmp_path / "out")
+    assert not second.reused
+    assert second.inputs_parsed == (str(page),)
+    assert len(second.inputs_from_cache) == 2
+    assert second.version != first.version  # the page's sha256 is part of the version
