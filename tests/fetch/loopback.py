@@ -72,7 +72,7 @@ class Loopback:
     def __init__(self) -> None:
         self._routes: dict[str, Answer] = {}
         self.seen: list[Seen] = []
-        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
+        self._httpd = QuietServer(("127.0.0.1", 0), _handler(self))
 
     def serve(self, path: str, *replies: Reply) -> None:
         """Answer `path` with these replies in turn, the last one for every later request."""
@@ -111,7 +111,7 @@ class Loopback:
         self._httpd.server_close()
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def handle_error(self, request: Any, client_address: Any) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -29,7 +29,7 @@ from pipeline.errors import FetchError
 from pipeline.fetch import fetch_wahapedia
 from pipeline.fetch.files import MANIFEST_FILE, STATE_FILE
 from pipeline.ids import file_sha256
-from tests.fetch.loopback import Loopback, Reply, etag_of, static
+from tests.fetch.loopback import Loopback, QuietServer, Reply, etag_of, static
 
 LAST_MODIFIED = "Wed, 09 Jul 2025 00:00:00 GMT"
 
@@ -121,8 +121,7 @@ def _handler(behaviour: Behaviour) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def server(wahapedia_dir: Path) -> Iterator[tuple[str, Behaviour]]:
     behaviour = Behaviour(folder=wahapedia_dir)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(behaviour))
-    httpd.daemon_threads = True
+    httpd = QuietServer(("127.0.0.1", 0), _handler(behaviour))
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
