@@ -127,11 +127,20 @@ def main(
 def run(
     inputs: Annotated[list[Path] | None, typer.Option("--input", "-i", help="Input file or folder; repeat.")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (releases + latest).")] = None,
+    max_row_drop: Annotated[
+        float,
+        typer.Option(
+            "--max-row-drop",
+            min=0.0,
+            help="Block publishing when a table loses more than this share of its rows against the previous "
+            "release in --out, or a table or input file is emptied (1 turns these checks off).",
+        ),
+    ] = config.MAX_ROW_DROP,
 ) -> None:
     """Build the dataset from inputs (default raw/) and publish a release (default curated/)."""
     from pipeline.run import run_pipeline
 
-    result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=progress)
+    result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=progress, max_row_drop=max_row_drop)
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
 
@@ -255,7 +264,7 @@ def _csv_cell(value: Any) -> str:
 def quality(
     release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
     report_dir: Annotated[
-        Path | None, typer.Option("--report", help="Write quality/ (summary + Data Docs) here.")
+        Path | None, typer.Option("--report", help="Write quality/ (summary.json + index.html) here.")
     ] = None,
 ) -> None:
     """Re-run the quality gates on a published release (read-only) and print what failed."""
@@ -267,7 +276,7 @@ def quality(
     con = open_release(release)
     try:
         with progress("quality gates"):
-            report = run_quality(con, report_dir or Path("."), build_docs=report_dir is not None)
+            report = run_quality(con)
     except duckdb.Error as exc:  # a release whose tables cannot be read is bad input, not a bug
         raise PipelineError(str(exc)) from exc
     finally:

@@ -124,3 +124,16 @@ SQL_MEMORY_LIMIT = "2GB"
 SQL_THREADS = min(4, os.cpu_count() or 1)
 #: Decimals `dataslate sql` shows for floats in its table (--json and --csv print them whole).
 SQL_FLOAT_DIGITS = 3
+
+#: Input bounds (pipeline/sources/inputs.py, docs/sources.md#input-limits). Far above the real data: the
+#: largest file is 3.8 MB (a BSData catalogue), the largest Wahapedia table 1.5 MB with 61,511 rows, the
+#: longest field 9,491 characters (an Abilities.csv description), the longest page-export line 906.
+#: A file above a cap is refused whole (a quarantine row, nothing of it read); a field or line above
+#: MAX_INPUT_FIELD_CHARS quarantines its row (a BSData catalogue with such a value is refused whole).
+MAX_INPUT_FILE_BYTES = 64 * 1024 * 1024
+MAX_INPUT_FIELD_CHARS = 100_000
+MAX_INPUT_ROWS = 1_000_000
+
+#: Release gates against the previous release in the same output folder (pipeline/quality/release_checks.py):
+#: a table or input file losing more than this fraction of its rows blocks publishing (1.0: never).
+MAX_ROW_DROP = 0.5

@@ -26,6 +26,7 @@ class RunReports:
     store: StageReport
     quality: StageReport
     parse: StageReport | None = None
+    loadouts: StageReport | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The manifest's `reports` (quality has its own manifest key).
@@ -36,5 +37,7 @@ class RunReports:
         reports = {"dedupe": self.dedupe.as_dict(), "reconcile": self.reconcile.as_dict()}
         if self.parse is not None:
             reports["parse"] = self.parse.as_dict()
+        if self.loadouts is not None:
+            reports["loadouts"] = self.loadouts.as_dict()
         reports["damage"] = self.damage.as_dict()
         return {**reports, **self.store.as_dict()}

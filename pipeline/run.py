@@ -17,10 +17,13 @@ from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.loadouts.stage import loadouts_stage
 from pipeline.publish.aliases import with_id_aliases
+from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import previous_release
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.writer import write_release
+from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
@@ -42,17 +45,26 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
     return nullcontext()
 
 
-def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress) -> RunResult:
-    """parse -> dedupe -> reconcile -> reference profiles -> integrity -> damage (compute, and the slice
-    against the reference profiles) -> id aliases (against the previous release) -> in a staging
-    folder: store (DuckDB with the damage matrix) -> quality gates -> publish (files, manifest)."""
-    inputs = list(inputs) or default_inputs(config.RAW_DIR)
+def run_pipeline(
+    inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress, max_row_drop: float | None = None
+) -> RunResult:
+    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> reference
+    profiles -> integrity -> damage (compute, and the slice against the reference profiles) -> id aliases
+    (against the previous release) -> in a staging folder: store (DuckDB with the damage matrix) -> quality
+    gates (with the release checks) -> publish (files, manifest)."""
+    with open_output(out_dir) as output:
+        return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop)
+
+
+def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None) -> RunResult:
     with stage("parse inputs"):
         parsed = read_inputs(inputs)
     with stage("dedupe rules"):
         deduped = dedupe_stage(parsed.dataset)
+    with stage("default loadouts"):
+        loadouts = loadouts_stage(deduped.dataset)
     with stage("reconcile sources"):
-        reconciled = reconcile_stage(deduped.dataset)
+        reconciled = reconcile_stage(loadouts.dataset)
     with stage("reference profiles"):
         referenced = reference_stage(reconciled.dataset)
     with stage("integrity"):
@@ -61,14 +73,17 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
         damage = damage_stage(frames)
         frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
-    previous = previous_release(out_dir, version)
+    previous = previous_release(output.path, version)
     with stage("id aliases"):
         frames = with_id_aliases(frames, previous, version)
-    with staging_release(out_dir, version) as release:
+    publication = output.publication(version)
+    max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
+    with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)
         with stage("quality gates"):
-            quality = quality_gate(release)
+            checks = check_release(frames, damage.cells, publication.previous, max_drop)
+            quality = quality_gate(release, checks=[checks])
         reports = RunReports(
             parse=parsed.report,
             dedupe=deduped.report,
@@ -76,7 +91,8 @@ def run_pipeline(inputs: Sequence[Path], out_dir: Path, stage: StageContext = _n
             damage=damage.report,
             store=stored,
             quality=quality,
+            loadouts=loadouts.report,
         )
         with stage("publish"):
-            published = write_release(release, version, frames, damage, reports, previous)
-    return RunResult(version, (out_dir / config.LATEST_NAME).resolve(), published.row_counts, reports)
+            published = write_release(release, version, frames, damage, reports, publication, previous)
+    return RunResult(version, (output.path / config.LATEST_NAME).resolve(), published.row_counts, reports)

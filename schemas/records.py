@@ -456,3 +456,42 @@ class DamageCell(Record):
     damage_capped: float
     self_mortal_wounds: float
     damage_per_100_points: float | None = None
+
+
+LoadoutMethod = Literal["text", "every weapon", "bsdata defaults"]
+IssueSeverity = Literal["unresolved", "note"]
+
+
+class DatasheetLoadout(Record):
+    """Default loadout: in one points option, a group of models of one profile carries a weapon (docs/dataset.md)."""
+
+    TABLE = "datasheet_loadouts"
+    KEY = ("datasheet_id", "option", "model_group", "weapon_id")
+
+    datasheet_id: str
+    models: int = Field(ge=1, description="Models in the points option (points.models).")
+    option: str = Field(description="The option's points.description: two options may have the same size.")
+    model_group: str = Field(min_length=1, description="Models of the option that carry one loadout.")
+    profile_name: str = Field(min_length=1, description="model_profiles.name (same datasheet) of the group's models.")
+    model_count: int = Field(ge=1, description="Models in the group.")
+    weapon_id: str = Field(description="weapons.weapon_id of weapon_datasheet_id.")
+    weapon_datasheet_id: str = Field(description="The datasheet the weapon row belongs to: this one or a copy's home.")
+    per_model: int = Field(ge=1, description="How many of that weapon each model of the group carries.")
+    profile_group: str = Field(
+        min_length=1, description="One weapon: its rows in a group are profiles of it (standard / supercharge)."
+    )
+    allocation_order: int = Field(ge=1, description="The profile's place in the allocation order (1 first).")
+    method: LoadoutMethod = Field(description="How the loadout was read (docs/sources.md#default-loadouts).")
+
+
+class LoadoutIssue(Record):
+    """Why a datasheet's default loadout is unresolved (or what was set aside while reading it)."""
+
+    TABLE = "loadout_issues"
+    KEY = ("datasheet_id", "reason", "detail")
+
+    datasheet_id: str
+    reason: str = Field(min_length=1, description="Reason class (docs/dataset.md#loadout_issues).")
+    detail: str = Field(description="What exactly: the subject, item, option or entry concerned.")
+    severity: IssueSeverity = Field(description="`unresolved`: no loadout published; `note`: published anyway.")
+    raw: str | None = Field(default=None, description="The text (or XML excerpt) the loadout was read from.")

@@ -11,12 +11,14 @@ import copy
 import json
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Union
 
 import polars as pl
 
+from pipeline.ids import slug
+from pipeline.reconcile.factions import NO_FACTION_NAME
 from pipeline.store.ddl import MODEL_BY_TABLE
 from schemas.columns import DESCRIPTIONS, ID_PATTERNS
 from schemas.records import Record
@@ -75,6 +77,31 @@ def write_feed(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
         with (feed / f"{table}.ndjson").open("w", encoding="utf-8") as out:
             for row in feed_rows(frame, model):
                 out.write(json.dumps(row, ensure_ascii=False, sort_keys=False, separators=(",", ":")) + "\n")
+
+
+def faction_document_names(factions: Iterable[str]) -> dict[str, str]:
+    """Faction -> its document's file name in `feed/factions/` (the release gate checks they are distinct)."""
+    return {faction: f"{slug(faction)}.json" for faction in factions}
+
+
+def planned_outputs(frames: Mapping[str, pl.DataFrame]) -> dict[str, list[str]]:
+    """Every file a release will hold, by relative path -> what would be written there (one thing
+    each, unless two collide: `quality/release_checks.output_names_unique`)."""
+    outputs: dict[str, list[str]] = {}
+
+    def add(path: str, what: str) -> None:
+        outputs.setdefault(path, []).append(what)
+
+    for table in sorted(frames):
+        if table not in FEED_EXCLUDED:
+            add(f"{table}.parquet", f"table {table}")
+            add(f"feed/{table}.ndjson", f"table {table}")
+        add(f"schemas/{table}.schema.json", f"table {table}")
+    add("schemas/damage_matrix.schema.json", "table damage_matrix")
+    factions = frames["units"]["faction"].unique().to_list() if "units" in frames else []
+    for faction, name in faction_document_names(f for f in factions if f != NO_FACTION_NAME).items():
+        add(f"feed/factions/{name}", f"faction {faction}")
+    return outputs
 
 
 def write_json_schemas(release: Path, tables: list[str], extra: Mapping[str, dict[str, Any]]) -> dict[str, str]:

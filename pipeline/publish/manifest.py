@@ -69,12 +69,15 @@ def build_manifest(
     release: Path,
     previous: str | None = None,
     changes: dict[str, Any] | None = None,
+    publication: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The manifest document (deterministic: no clock, sorted keys)."""
+    """The manifest document (deterministic: no clock, sorted keys). `publication`: the release's
+    sequence number in its output folder and the release it was compared with (`outdir.Publication`)."""
     sources = frames["sources"].drop("line").to_dicts() if "sources" in frames else []
     return {
         "version": version,
         "dataslate_version": code_version,
+        "publication": publication or {"sequence": 1, "previous": None},
         "inputs": sources,
         "row_counts": dict(sorted(row_counts.items())),
         "schema_sha256": {t: hashlib.sha256(text.encode()).hexdigest() for t, text in sorted(schema_texts.items())},

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,9 +47,10 @@ def _fsync_dir(folder: Path) -> None:
 
 
 @contextmanager
-def staging_release(out_dir: Path, version: str) -> Iterator[Path]:
+def staging_release(out_dir: Path, version: str, before_place: Callable[[], None] | None = None) -> Iterator[Path]:
     """Yield an empty staging folder; on success rename it into place and switch `latest`.
 
+    `before_place` runs first and may refuse (raise): the run's check that `latest` did not move.
     On any exception the staging folder is removed and nothing else changes.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -58,6 +59,8 @@ def staging_release(out_dir: Path, version: str) -> Iterator[Path]:
     staging.mkdir()
     try:
         yield staging
+        if before_place is not None:
+            before_place()
         fsync_tree(staging)
         final = _place(staging, out_dir, version)
     except BaseException:

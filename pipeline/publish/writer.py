@@ -23,13 +23,14 @@ from pipeline.publish.factions import write_faction_documents
 from pipeline.publish.feed_index import write_feed_index
 from pipeline.publish.formats import write_feed, write_json_schemas, write_parquet_tables
 from pipeline.publish.manifest import build_manifest, write_manifest
+from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
 from pipeline.reports import RunReports
 from pipeline.store.ddl import MODEL_BY_TABLE
 
 
 @dataclass(frozen=True)
-class Publication:
+class Published:
     """What publishing wrote: rows per published table and the manifest."""
 
     row_counts: dict[str, int]
@@ -55,9 +56,11 @@ def write_release(
     frames: Mapping[str, pl.DataFrame],
     damage: DamageComputation,
     reports: RunReports,
+    publication: Publication,
     previous: PreviousRelease | None = None,
-) -> Publication:
-    """Parquet, NDJSON feed, faction documents, feed index, JSON Schemas, manifest (reports as given)."""
+) -> Published:
+    """Parquet, NDJSON feed, faction documents, feed index, JSON Schemas, manifest (with the reports as
+    given, the release's place in its output folder and the changes since the previous release)."""
     write_parquet_tables(frames, release)
     write_feed(frames, release)
     write_faction_documents(frames, release)
@@ -76,6 +79,7 @@ def write_release(
         release=release,
         previous=previous.folder.name if previous is not None else None,
         changes=change_summary(previous, frames),
+        publication=publication.as_dict(),
     )
     write_manifest(manifest, release)
-    return Publication(counts, manifest)
+    return Published(counts, manifest)

@@ -4,7 +4,7 @@ Why the care: importing GX takes about five seconds and switches on
 `logging.captureWarnings(True)` for the whole process, and GX draws tqdm progress
 bars by default. So GX is imported inside `GxRunner()` only, warnings capture is
 switched back off, progress bars and analytics are disabled in the context config.
-The context is ephemeral (in memory): nothing is written but the Data Docs.
+The context is ephemeral (in memory) and builds no Data Docs: nothing is written (docs/quality.md#report).
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import warnings
-from pathlib import Path
 from typing import Any
 
 from pipeline.quality.report import ExpectationOutcome, distinct_sample, plain_value
 from pipeline.quality.suites import SuiteSpec
 
-#: Fixed run identity: Data Docs embed the run time, and a release must be byte-identical.
+#: Fixed run identity: results carry the run time, and a release must be byte-identical.
 RUN_NAME = "dataslate"
 RUN_TIME = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 
@@ -34,35 +33,27 @@ def import_gx() -> Any:
     return gx
 
 
-def _context_config(docs_dir: Path | None) -> Any:
+def _context_config() -> Any:
     from great_expectations.data_context.types.base import (
         DataContextConfig,
         InMemoryStoreBackendDefaults,
         ProgressBarsConfig,
     )
 
-    sites = {}
-    if docs_dir is not None:
-        sites["dataslate"] = {
-            "class_name": "SiteBuilder",
-            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(docs_dir)},
-            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-        }
     return DataContextConfig(
         store_backend_defaults=InMemoryStoreBackendDefaults(),
         analytics_enabled=False,
         progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
-        data_docs_sites=sites,
+        data_docs_sites={},
     )
 
 
 class GxRunner:
     """An ephemeral GX context with one pandas datasource; one asset per table."""
 
-    def __init__(self, docs_dir: Path | None = None) -> None:
+    def __init__(self) -> None:
         self.gx = import_gx()
-        self.docs_dir = docs_dir
-        self.context = self.gx.get_context(project_config=_context_config(docs_dir), mode="ephemeral")
+        self.context = self.gx.get_context(project_config=_context_config(), mode="ephemeral")
         self.datasource = self.context.data_sources.add_pandas("dataslate")
 
     def validate(self, suite: SuiteSpec, frame: Any, key: tuple[str, ...] = ()) -> list[ExpectationOutcome]:
@@ -87,13 +78,6 @@ class GxRunner:
             )
         by_label = {r.expectation_config.meta["label"]: r for r in result.results}
         return [outcome(by_label[e.label]) for e in suite.expectations]
-
-    def build_docs(self) -> Path | None:
-        """Render the suites and results as static HTML into `docs_dir` (offline)."""
-        if self.docs_dir is None:
-            return None
-        self.context.build_data_docs()
-        return self.docs_dir
 
 
 def outcome(result: Any) -> ExpectationOutcome:

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.quality.page import render_page
 from pipeline.quality.suites import Severity
 
 #: Where a release keeps its quality output.
 QUALITY_DIRNAME = "quality"
 SUMMARY_FILENAME = "summary.json"
-DOCS_DIRNAME = "docs"
+PAGE_FILENAME = "index.html"
 
 #: How many distinct offending values a result keeps.
 SAMPLE_SIZE = 10
@@ -97,7 +97,6 @@ class QualityReport:
     """All tables' outcomes; `passed` is False when any critical expectation failed."""
 
     tables: list[TableReport]
-    docs_dir: Path | None = None
 
     @property
     def outcomes(self) -> list[tuple[str, ExpectationOutcome]]:
@@ -139,14 +138,13 @@ class QualityReport:
         )
 
     def write(self, out_dir: Path) -> Path:
-        """Write `quality/summary.json` (and the Data Docs, if built elsewhere) under out_dir."""
+        """Write `quality/summary.json` and `quality/index.html` (the page: `page.py`) under out_dir."""
         quality_dir = out_dir / QUALITY_DIRNAME
         quality_dir.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str)
+        summary = self.to_dict()
+        text = json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False, default=str)
         (quality_dir / SUMMARY_FILENAME).write_text(text + "\n", encoding="utf-8")
-        target_docs = quality_dir / DOCS_DIRNAME
-        if self.docs_dir is not None and self.docs_dir.resolve() != target_docs.resolve():
-            shutil.copytree(self.docs_dir, target_docs, dirs_exist_ok=True)
+        (quality_dir / PAGE_FILENAME).write_text(render_page(json.loads(text)), encoding="utf-8")
         return quality_dir
 
 

@@ -1,31 +1,29 @@
 """The quality stage: run every suite on the store, report, and gate publishing.
 
 `run_quality` checks a DuckDB connection and returns the report; `quality_gate`
-is the pipeline's step on a staged release: it writes `quality/` into the release
-and raises `QualityGateError` (one clear message) when a critical gate fails, so
-the staging folder is dropped and the previous release stays as it was.
+is the pipeline's step on a staged release: it adds the release-level checks, writes
+`quality/` into the release and raises `QualityGateError` (one clear message) when a
+critical gate fails, so the staging folder is dropped and the previous release stays as it was.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
 
 from pipeline import config
 from pipeline.errors import QualityGateError
+from pipeline.publish.outdir import REJECTED_DIRNAME
 from pipeline.quality.batches import existing_tables, fetch_batch
-from pipeline.quality.docs import prune_unreferenced_static, stabilise_docs
-from pipeline.quality.gx_runner import RUN_TIME, GxRunner
-from pipeline.quality.report import DOCS_DIRNAME, QUALITY_DIRNAME, QualityReport, QualitySummary, TableReport
+from pipeline.quality.gx_runner import GxRunner
+from pipeline.quality.report import QUALITY_DIRNAME, QualityReport, QualitySummary, TableReport
 from pipeline.quality.suites import SuiteFormatError, SuiteSpec, load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE
 from pipeline.store.load import open_store
-
-#: How Data Docs time stamps are rewritten (the fixed run time, in GX's format).
-DOCS_STAMP = RUN_TIME.strftime("%Y%m%dT%H%M%S.%fZ")
 
 
 def _check_table(runner: GxRunner, con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> TableReport:
@@ -41,41 +39,28 @@ def _check_table(runner: GxRunner, con: duckdb.DuckDBPyConnection, suite: SuiteS
     return TableReport(suite.table, batch.status, batch.rows, tuple(outcomes))
 
 
-def run_quality(
-    con: duckdb.DuckDBPyConnection,
-    out_dir: Path,
-    *,
-    build_docs: bool = True,
-    suites_dir: Path = config.EXPECTATIONS_DIR,
-) -> QualityReport:
-    """Validate every table of the store against its suite.
+def run_quality(con: duckdb.DuckDBPyConnection, *, suites_dir: Path = config.EXPECTATIONS_DIR) -> QualityReport:
+    """Validate every table of the store against its suite (`report.write(dir)` writes `quality/`).
 
-    With `build_docs`, GX Data Docs (HTML, built offline) go to `out_dir/quality/docs`;
-    `report.write(out_dir)` adds `quality/summary.json`. Absent or empty tables are
-    checked as empty (see `batches`) and reported with their status.
+    Absent or empty tables are checked as empty (see `batches`) and reported with their status.
     """
-    docs_dir = out_dir / QUALITY_DIRNAME / DOCS_DIRNAME if build_docs else None
-    if docs_dir is not None:
-        shutil.rmtree(docs_dir, ignore_errors=True)
-    runner = GxRunner(docs_dir)
+    runner = GxRunner()
     present = existing_tables(con)
     tables = [_check_table(runner, con, suite, present) for suite in load_suites(suites_dir)]
-    if runner.build_docs() is not None and docs_dir is not None:
-        stabilise_docs(docs_dir, DOCS_STAMP)
-        prune_unreferenced_static(docs_dir)
-    return QualityReport(tables=tables, docs_dir=docs_dir)
+    return QualityReport(tables=tables)
 
 
 def quality_gate(
-    release: Path, *, build_docs: bool = True, suites_dir: Path = config.EXPECTATIONS_DIR
+    release: Path, *, checks: Sequence[TableReport] = (), suites_dir: Path = config.EXPECTATIONS_DIR
 ) -> QualitySummary:
-    """Check a staged release's DuckDB (the damage matrix included); write `quality/`; raise if a
-    critical gate failed.
+    """Check a staged release's DuckDB (the damage matrix included) and add `checks` (the release-level
+    ones); write `quality/`; raise if a critical gate failed.
 
     Returns the compact summary that goes into `manifest.json`.
     """
     with open_store(release / config.DUCKDB_FILENAME) as con:
-        report = run_quality(con, release, build_docs=build_docs, suites_dir=suites_dir)
+        report = run_quality(con, suites_dir=suites_dir)
+    report.tables.extend(checks)
     report.write(release)
     if not report.passed:
         kept = keep_rejected_report(release)
@@ -84,12 +69,11 @@ def quality_gate(
 
 
 def keep_rejected_report(release: Path) -> Path:
-    """Copy a failed release's quality/ folder out of staging (which is about to be dropped).
-
-    It goes to the system temp folder, not the output folder: a rejected run leaves
-    the output folder exactly as it was.
-    """
-    target = Path(tempfile.gettempdir()) / f"dataslate-rejected-{release.name.removeprefix('.staging-')}"
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(release / QUALITY_DIRNAME, target / QUALITY_DIRNAME)
-    return target / QUALITY_DIRNAME / "summary.json"
+    """Copy a failed release's quality/ folder out of staging (which is about to be dropped) to
+    `<output folder>/.rejected/<version>/`, replacing the report of an earlier rejected run: one at most,
+    beside the releases, never in the temp folder. Releases and `latest` stay as they were."""
+    version = re.sub(r"^\.staging-(.+)-\d+$", r"\1", release.name)
+    rejected = release.parent / REJECTED_DIRNAME
+    shutil.rmtree(rejected, ignore_errors=True)
+    shutil.copytree(release / QUALITY_DIRNAME, rejected / version / QUALITY_DIRNAME)
+    return rejected / version / QUALITY_DIRNAME / "index.html"

@@ -68,8 +68,19 @@ def record_table(error: ValueError, default: str) -> str:
 
 
 def quarantine_row(source_id: str, line: int | None, reason: str, raw: str, table: str | None) -> QuarantineRow:
-    """The one way a parser makes a quarantine row: stage `parse`, raw text clipped to `MAX_RAW`."""
-    return QuarantineRow(source_id=source_id, line=line, stage=STAGE, reason=reason, raw=clip(raw), table=table)
+    """The one way a parser makes a quarantine row: stage `parse`, raw text (and reason) clipped to `MAX_RAW`."""
+    return QuarantineRow(source_id=source_id, line=line, stage=STAGE, reason=clip(reason), raw=clip(raw), table=table)
+
+
+def refused_file(
+    source_id: str, fmt: SourceFormat, reason: str, table: str = "file"
+) -> tuple[QuarantineRow, FileReport]:
+    """A file refused whole (`inputs.InputRefused`, too many rows): one quarantine row with no raw text
+    (nothing of the file is published) and a report with no rows; no `sources` row, as for a missing file."""
+    row = quarantine_row(source_id, None, reason, "", table)
+    ledger = RowLedger(source_id, fmt)
+    ledger.tally([row])
+    return row, ledger.report(notes=[reason])
 
 
 @dataclass

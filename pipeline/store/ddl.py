@@ -22,11 +22,13 @@ from schemas.records import (
     Datasheet,
     DatasheetDetachmentAbility,
     DatasheetEnhancement,
+    DatasheetLoadout,
     DatasheetStratagem,
     DetachmentAbility,
     Enhancement,
     Keyword,
     LeaderLink,
+    LoadoutIssue,
     ModelProfile,
     Points,
     QuarantineRow,
@@ -72,6 +74,8 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     DatasheetDetachmentAbility,
     SourceConflict,
     SourceCheck,
+    DatasheetLoadout,
+    LoadoutIssue,
     IdAlias,
     DamageVsReference,
     QuarantineRow,
@@ -105,6 +109,9 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("unit_points", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "weapon_id"): ("weapons", "weapon_id"),
+    ("datasheet_loadouts", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_loadouts", "weapon_id"): ("weapons", "weapon_id"),
+    ("loadout_issues", "datasheet_id"): ("datasheets", "datasheet_id"),
 }
 
 

@@ -14,6 +14,8 @@ from typing import Any
 import polars as pl
 
 from pipeline.dataset import Dataset
+from pipeline.normalise.markup import strip_markup_columns, strip_markup_deep
+from pipeline.sources.accounting import clip
 from pipeline.store.ddl import FOREIGN_KEYS, MODEL_BY_TABLE, TABLE_MODELS, table_schema
 from schemas.records import QuarantineRow, Record, Weapon, WeaponAbilityRow
 
@@ -33,15 +35,35 @@ def weapon_ability_rows(weapons: Iterable[Weapon]) -> list[WeaponAbilityRow]:
     return rows
 
 
+#: Columns that keep markup: the input as it was, and the sanitised HTML copies.
+RAW_COLUMNS = {("quarantine", "raw")}
+
+
 def _json_cell(value: Any) -> Any:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False) if isinstance(value, dict) else value
+    """A dict column's cell as JSON text, its strings without markup (stripped before encoding)."""
+    if isinstance(value, dict):
+        return json.dumps(strip_markup_deep(value), sort_keys=True, ensure_ascii=False)
+    return value
+
+
+def _keeps_markup(model: type[Record]) -> set[str]:
+    """Columns not stripped of markup: raw input, `*_html`, and JSON cells (stripped in `_json_cell`)."""
+    return {
+        name
+        for name, field in model.model_fields.items()
+        if (model.TABLE, name) in RAW_COLUMNS
+        or name.endswith("_html")
+        or dict in (field.annotation, getattr(field.annotation, "__origin__", None))
+    }
 
 
 def records_frame(model: type[Record], records: Iterable[Record]) -> pl.DataFrame:
-    """A table's records as a frame with exactly the published columns and types."""
+    """A table's records as a frame with exactly the published columns and types; plain-text
+    columns stripped of markup (`normalise/markup.py`)."""
     schema = table_schema(model)
     rows = [{k: _json_cell(v) for k, v in r.row().items()} for r in records]
-    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+    frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+    return strip_markup_columns(frame, _keeps_markup(model))
 
 
 def _quarantine_frame(rows: pl.DataFrame, table: str, reason: str) -> list[QuarantineRow]:
@@ -51,7 +73,7 @@ def _quarantine_frame(rows: pl.DataFrame, table: str, reason: str) -> list[Quara
             line=row.get("line"),
             stage="store",
             reason=reason,
-            raw=json.dumps(row, sort_keys=True, ensure_ascii=False, default=str),
+            raw=clip(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str)),
             table=table,
         )
         for row in rows.to_dicts()

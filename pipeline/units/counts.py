@@ -154,6 +154,21 @@ def attack_outcome(weapon: Weapon, ctx: WoundContext) -> FloatArray:
     return trim(total)
 
 
+def count_key(weapon: Weapon, ctx: WoundContext) -> tuple[object, ...]:
+    """Everything `wound_counts` reads from the context for this weapon (equal keys: equal pmfs).
+
+    Toughness only through the wound roll needed per Strength value, keywords only
+    through the Anti threshold, Blast's bonus only for Blast weapons: many targets share one count.
+    """
+    if not can_attack(weapon, ctx.scenario):
+        return ("none",)
+    crit = min([6, *(t for k, t in weapon.anti if k in ctx.anti_keywords)])
+    bonus = int(weapon.lance and ctx.scenario.charged)
+    strengths = np.flatnonzero(dice_pmf(weapon.strength)).tolist()
+    needs = tuple(min(max(wound_table(s, ctx.toughness) - bonus, 2), 6) for s in strengths)
+    return (hit_chances(weapon, ctx), crit, needs, ctx.blast_bonus if weapon.blast else 0)
+
+
 def attacks_per_model(weapon: Weapon, ctx: WoundContext) -> FloatArray:
     """Attacks of one model: its dice, Blast's bonus, Rapid Fire at half range."""
     pmf = dice_pmf(weapon.attacks)

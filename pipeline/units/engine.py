@@ -1,39 +1,49 @@
 """Unit against unit: exact models-slain distributions for many (attacker, target) pairs at once.
 
 `compute_matchups(attackers, targets, pairs, scenario)` dedupes the pairs by
-attack and defence signature (`signature.py`), resolves each distinct pair's
-weapon steps, groups the distinct pairs into batches of one padded state shape,
-runs the batched chain (`solve.py`) and summarises (`results.py`). Docs:
-`docs/units.md`.
+attack and defence signature (`signature.py`), resolves each distinct job's
+weapon steps as integer ids (`choices.py` for weapon choices), cuts the jobs
+into batches of one state shape (`plan.py`) and solves each batch as a prefix
+tree of steps (`tree.py`), then summarises (`results.py`). `reference_matchups`
+is the previous per-job chain (`UnitEngine.solve`), kept as the reference the
+tests compare with. Docs: `docs/units.md`.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
-from pipeline.units.counts import FloatArray, WoundContext, wound_counts
+from pipeline.units.choices import ChoiceResolver, first_best
+from pipeline.units.counts import (
+    FloatArray,
+    WoundContext,
+    attack_outcome,
+    attacks_per_model,
+    can_attack,
+    count_key,
+    mixture,
+    power,
+)
 from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
 from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
+from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns
 from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
 from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
 from pipeline.units.solve import Step, capped_kernel, propagate
 from pipeline.units.steps import StepKey, ordered_steps
+from pipeline.units.tables import LostCache, defences, loss_tables
+from pipeline.units.tree import BatchSteps, solve_tree
 
 MAX_BATCH_CELLS = 1 << 21
 """Upper bound on pairs x pending combinations x states held by one batch (memory, not speed)."""
-
-_SIZES = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256)
-
-
-def padded_states(states: int) -> int:
-    """Bucketed state count so pairs of similar size share a batch."""
-    return next((s for s in _SIZES if s >= states), states)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +59,7 @@ class Job:
     @property
     def states(self) -> tuple[int, int]:
         """(padded Bodyguard-line states, Leader-line states); one line: (padded states, 1)."""
-        if not self.two_lines:
-            return padded_states(self.target.total_wounds + 1), 1
-        body = sum(g.count * g.wounds for g in self.target.groups) + 1
-        return padded_states(body), sum(g.count * g.wounds for g in self.target.leader) + 1
+        return line_states(self.target, self.two_lines)
 
     def shape_key(self) -> tuple[object, ...]:
         devastating = tuple(c.shape[1] > 1 for c in self.counts)
@@ -62,13 +69,23 @@ class Job:
 class UnitEngine:
     """Caches per scenario: wound counts, per-wound losses and state layouts, shared by every pair."""
 
-    def __init__(self, scenario: Scenario | str = "default") -> None:
+    def __init__(self, scenario: Scenario | str = "default", workers: int = 1) -> None:
         self.scenario = SCENARIO_DEFINITIONS[scenario] if isinstance(scenario, str) else scenario
-        self._counts: dict[tuple[Weapon, int, int], FloatArray] = {}
+        self.workers = workers
         self._contexts: dict[TargetUnit, tuple[WoundContext, int, int]] = {}
         self._context_ids: dict[WoundContext, int] = {}
         self._losses: dict[tuple[Weapon, ModelGroup, Phase], tuple[FloatArray, FloatArray]] = {}
         self._layouts: dict[tuple[TargetUnit, bool, int, int], StateLayout] = {}
+        self.contexts: list[WoundContext] = []
+        self._count_keys: dict[tuple[Weapon, int], tuple[object, ...]] = {}
+        self._count_ids: dict[tuple[Weapon, int, tuple[object, ...]], int] = {}
+        self._per_model: dict[tuple[Weapon, tuple[object, ...]], FloatArray] = {}
+        self.count_pmfs: list[FloatArray] = []
+        self.step_ids: dict[StepKey, int] = {}
+        self.step_list: list[StepKey] = []
+        self.lost = LostCache(self.scenario)
+        self._step_counts: dict[tuple[int, int, bool], int] = {}  # (step id, context id, one use) -> count id
+        self.choices = ChoiceResolver(lambda w, u, c: self.count_pmfs[self.count_id(w, u, c)], self.lost)
 
     # --- cached pieces -----------------------------------------------------------------------------------
 
@@ -76,16 +93,47 @@ class UnitEngine:
         """(wound context, its id, the id of the same context without Blast's bonus), cached per target."""
         if target not in self._contexts:
             ctx = WoundContext(target.toughness, target.keywords, target.stealth, target.models // 5, self.scenario)
-            ids = [self._context_ids.setdefault(c, len(self._context_ids)) for c in (ctx, _no_blast(ctx))]
+            ids = [self._context_id(c) for c in (ctx, _no_blast(ctx))]
             self._contexts[target] = (ctx, ids[0], ids[1])
         return self._contexts[target]
 
+    def _context_id(self, ctx: WoundContext) -> int:
+        if ctx not in self._context_ids:
+            self._context_ids[ctx] = len(self.contexts)
+            self.contexts.append(ctx)
+        return self._context_ids[ctx]
+
     def counts(self, weapon: Weapon, uses: int, target: TargetUnit) -> FloatArray:
-        ctx, with_blast, without = self.context(target)
-        key = (weapon, uses, with_blast if weapon.blast else without)
-        if key not in self._counts:
-            self._counts[key] = wound_counts(weapon, uses, ctx if weapon.blast else _no_blast(ctx))
-        return self._counts[key]
+        _, with_blast, without = self.context(target)
+        return self.count_pmfs[self.count_id(weapon, uses, with_blast if weapon.blast else without)]
+
+    def count_id(self, weapon: Weapon, uses: int, context: int) -> int:
+        """Id of the wound count pmf of `uses` uses against context id `context` (shared by equal count keys)."""
+        ckey = self._count_keys.get((weapon, context))
+        if ckey is None:
+            ckey = self._count_keys[(weapon, context)] = count_key(weapon, self.contexts[context])
+        key = (weapon, uses, ckey)
+        found = self._count_ids.get(key)
+        if found is None:
+            found = self._count_ids[key] = len(self.count_pmfs)
+            self.count_pmfs.append(self._wound_counts(weapon, uses, self.contexts[context], ckey))
+        return found
+
+    def _wound_counts(self, weapon: Weapon, uses: int, ctx: WoundContext, ckey: tuple[object, ...]) -> FloatArray:
+        """`counts.wound_counts`, the one-model pmf cached per (weapon, count key)."""
+        if not can_attack(weapon, ctx.scenario):
+            return np.ones((1, 1))
+        per_model = self._per_model.get((weapon, ckey))
+        if per_model is None:
+            per_model = mixture(attacks_per_model(weapon, ctx), attack_outcome(weapon, ctx))
+            self._per_model[(weapon, ckey)] = per_model
+        return power(per_model, uses)
+
+    def step_id(self, step: StepKey) -> int:
+        if step not in self.step_ids:
+            self.step_ids[step] = len(self.step_list)
+            self.step_list.append(step)
+        return self.step_ids[step]
 
     def losses(self, weapon: Weapon, group: ModelGroup, phase: Phase) -> tuple[FloatArray, FloatArray]:
         key = (weapon, group, phase)
@@ -117,8 +165,8 @@ class UnitEngine:
         usable = [w for w in entry.choices if w.ranged == (phase is Phase.SHOOTING)] or list(entry.choices)
         if len(usable) == 1:
             return usable[0]
-        scores = [self.expected_damage(w.profile(), target, phase) for w in usable]
-        return usable[int(np.argmax(scores))]
+        scores = np.array([self.expected_damage(w.profile(), target, phase) for w in usable])
+        return usable[int(first_best(scores[None, :])[0])]
 
     def job(self, signature: tuple[object, ...], target: TargetUnit) -> Job:
         phase, kind, payload = signature
@@ -132,6 +180,116 @@ class UnitEngine:
         counts = tuple(self.counts(w, uses, target) for w, uses in steps)
         two_lines = target.attached and any(w.precision for w, _ in steps)
         return Job(target, phase, steps, counts, two_lines)
+
+    # --- prefix tree (the fast path) ------------------------------------------------------------------------
+
+    def solve_jobs(
+        self, attacks: Sequence[tuple[object, ...]], targets: Sequence[TargetUnit], job_attack: IntArray,
+        job_defence: IntArray,
+    ) -> Summary:  # fmt: skip
+        """Summary per job (attack signature index, defence index), computed batch by batch as prefix trees."""
+        if not len(job_attack):
+            return merge([], 0)
+        chains, phase_of = self._chains(attacks, targets, job_attack, job_defence)
+        precise = np.array([w.precision for w, _ in self.step_list] + [False])
+        attached = np.array([t.attached for t in targets])
+        two_lines = attached[job_defence] & np.any((chains >= 0) & precise[chains], axis=1)
+        work = sorted(batches(job_defence, phase_of[job_attack], two_lines, targets), key=lambda b: -len(b.jobs))
+        if self.workers > 1 and len(work) > 1:
+            return merge(self._solve_parallel(work, targets, chains), len(job_attack))
+        return merge([(b.jobs, self._solve_tree(b, targets, chains[b.jobs])) for b in work], len(job_attack))
+
+    def _solve_parallel(
+        self, work: list[Batch], targets: Sequence[TargetUnit], chains: IntArray
+    ) -> list[tuple[IntArray, Summary]]:
+        """Batches spread over `workers` forked processes (each inherits the caches built so far)."""
+        global _FORKED
+        _FORKED = (self, targets)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+            results = pool.map(_solve_forked, work, [chains[b.jobs] for b in work])
+            parts = [(b.jobs, summary) for b, summary in zip(work, results, strict=True)]
+        _FORKED = None
+        return parts
+
+    def _chains(
+        self, attacks: Sequence[tuple[object, ...]], targets: Sequence[TargetUnit], job_attack: IntArray,
+        job_defence: IntArray,
+    ) -> tuple[IntArray, IntArray]:  # fmt: skip
+        """Step-id rows per job (weapon choices resolved once per what they read) and the phase per signature."""
+        phase_of = np.array([list(Phase).index(sig[0]) for sig in attacks], dtype=np.int64)  # type: ignore[arg-type]
+        fixed = np.array([sig[1] == "steps" for sig in attacks])
+        rows = [[self.step_id(s) for s in sig[2]] if sig[1] == "steps" else [] for sig in attacks]  # type: ignore[attr-defined]
+        chains = chain_table(rows)[job_attack]
+        choosing = np.flatnonzero(~fixed[job_attack])
+        if not len(choosing):
+            return chains, phase_of
+        choice_keys: dict[tuple[object, ...], int] = {}
+        key_of = np.array([choice_keys.setdefault(self._choice_key(t), len(choice_keys)) for t in targets])
+        unique, inverse = np.unique(job_attack[choosing] * len(choice_keys) + key_of[job_defence[choosing]],
+                                    return_inverse=True)  # fmt: skip
+        signature, key = unique // len(choice_keys), unique % len(choice_keys)
+        resolved: list[list[int]] = [[] for _ in range(len(unique))]
+        for p, phase in enumerate(Phase):
+            chosen = np.flatnonzero(phase_of[signature] == p)
+            if not len(chosen):
+                continue
+            sigs, local = np.unique(signature[chosen], return_inverse=True)
+            entries = [attacks[a][2] for a in sigs.tolist()]
+            combos = np.stack([local, key[chosen]], axis=1)
+            index, sequences = self.choices.resolve(phase, entries, list(choice_keys), combos)  # type: ignore[arg-type]
+            ids = [[self.step_id(s) for s in seq] for seq in sequences]
+            for row, i in zip(chosen.tolist(), index.tolist(), strict=True):
+                resolved[row] = ids[i]
+        table = chain_table(resolved)
+        width = max(chains.shape[1], table.shape[1])
+        chains = pad_columns(chains, width)
+        chains[choosing] = pad_columns(table, width)[inverse]
+        return chains, phase_of
+
+    def _choice_key(self, target: TargetUnit) -> tuple[object, ...]:
+        """What a weapon choice reads of a defence: its wound contexts and first model group."""
+        _, with_blast, without = self.context(target)
+        return (with_blast, without, target.groups[0])
+
+    def _solve_tree(self, batch: Batch, targets: Sequence[TargetUnit], chains: IntArray) -> Summary:
+        local_targets = [targets[d] for d in batch.defences.tolist()]
+        layouts = [self.layout(t, batch.two_lines, batch.body, batch.leader) for t in local_targets]
+        defs = defences(local_targets, layouts, batch.two_lines)
+        used, local = np.unique(chains[chains >= 0], return_inverse=True)
+        local_chains = np.full_like(chains, -1)
+        local_chains[chains >= 0] = local
+        steps = [self.step_list[i] for i in used.tolist()]
+        weapon_index: dict[Weapon, int] = {}
+        weapon = np.array([weapon_index.setdefault(w, len(weapon_index)) for w, _ in steps], dtype=np.int64)
+        normal, devastating = loss_tables(self.lost, list(weapon_index), defs.groups, batch.phase)
+        contexts = np.array([self.context(t)[1:] for t in local_targets], dtype=np.int64).reshape(-1, 2)
+        blast = np.array([w.blast for w, _ in steps], dtype=bool)
+
+        memo = self._step_counts
+        n_ctx = len(self.contexts)
+        global_step = used.tolist()
+
+        def count_ids(step: IntArray, defence: IntArray, single: bool = False) -> IntArray:
+            context = np.where(blast[step], contexts[defence, 0], contexts[defence, 1])
+            unique, inverse = np.unique((step * n_ctx + context) * 2 + single, return_inverse=True)
+            ids = np.zeros(len(unique), dtype=np.int64)
+            for i, u in enumerate(unique.tolist()):
+                key = (global_step[u // 2 // n_ctx], u // 2 % n_ctx, single)
+                found = memo.get(key)
+                if found is None:
+                    weapon, uses = steps[u // 2 // n_ctx]
+                    found = memo[key] = self.count_id(weapon, 1 if single else uses, u // 2 % n_ctx)
+                ids[i] = found
+            result: IntArray = ids[inverse]
+            return result
+
+        precise = np.array([w.precision for w, _ in steps], dtype=bool)
+        uses = np.array([u for _, u in steps], dtype=np.int64)
+        batch_steps = BatchSteps(
+            weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating
+        )
+        return solve_tree(defs, batch_steps, batch.job_defence, local_chains)
 
     # --- batches -----------------------------------------------------------------------------------------
 
@@ -179,6 +337,16 @@ class UnitEngine:
         return Step(counts, normal, devastating)
 
 
+_FORKED: tuple[UnitEngine, Sequence[TargetUnit]] | None = None
+"""The engine and defences a forked worker reads (set by the parent just before the fork)."""
+
+
+def _solve_forked(batch: Batch, chains: IntArray) -> Summary:
+    assert _FORKED is not None
+    engine, targets = _FORKED
+    return engine._solve_tree(batch, targets, chains)
+
+
 def _batch_pending(jobs: Sequence[Job]) -> int:
     """Pending combinations of a batch: counts are padded to the largest per step."""
     return int(np.prod([max(j.counts[k].shape[1] for j in jobs) for k in range(len(jobs[0].counts))]))
@@ -216,15 +384,22 @@ def _pair_array(pairs: Sequence[tuple[int, int]] | IntArray | None, attackers: i
     return np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
 
 
-def compute_matchups(
-    attackers: Sequence[AttackSide],
-    targets: Sequence[TargetUnit],
-    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
-    scenario: Scenario | str = "default",
-    engine: UnitEngine | None = None,
-) -> Matchups:
-    """Distributions and summaries for (attacker index, target index) pairs (default: every pair)."""
-    engine = engine or UnitEngine(scenario)
+@dataclass(frozen=True, slots=True)
+class DistinctJobs:
+    """Pairs mapped to distinct (attack signature, defence signature) jobs."""
+
+    pairs: IntArray
+    attacks: list[tuple[object, ...]]
+    defences: list[TargetUnit]
+    job_attack: IntArray
+    job_defence: IntArray
+    pair_jobs: IntArray
+
+
+def distinct_jobs(
+    attackers: Sequence[AttackSide], targets: Sequence[TargetUnit], pairs: Sequence[tuple[int, int]] | IntArray | None
+) -> DistinctJobs:
+    """Signatures per attacker and per (phase, target), then the distinct combinations the pairs need."""
     pair_array = _pair_array(pairs, len(attackers), len(targets))
     keywords = anti_keywords(attackers)
     attack_ids: dict[tuple[object, ...], int] = {}
@@ -238,11 +413,37 @@ def compute_matchups(
             defence_of[list(Phase).index(phase), t] = defence_ids.setdefault(signature, len(defence_ids))
     phase_of = np.array([list(Phase).index(a.phase) for a in attackers] or [0])
     attacker_of_pair, target_of_pair = pair_array[:, 0], pair_array[:, 1]
-    keys = (
-        attack_of[attacker_of_pair] * max(1, len(defence_ids)) + defence_of[phase_of[attacker_of_pair], target_of_pair]
-    )
+    n_def = max(1, len(defence_ids))
+    keys = attack_of[attacker_of_pair] * n_def + defence_of[phase_of[attacker_of_pair], target_of_pair]
     unique, pair_jobs = np.unique(keys, return_inverse=True)
-    attack_list, defence_list = list(attack_ids), list(defence_ids)
-    jobs = [engine.job(attack_list[k // max(1, len(defence_ids))], defence_list[k % max(1, len(defence_ids))])
-            for k in unique.tolist()]  # fmt: skip
-    return assemble(engine.solve(jobs), pair_jobs.astype(np.int64), pair_array, attackers, targets)
+    return DistinctJobs(
+        pair_array, list(attack_ids), list(defence_ids), unique // n_def, unique % n_def, pair_jobs.astype(np.int64)
+    )
+
+
+def compute_matchups(
+    attackers: Sequence[AttackSide],
+    targets: Sequence[TargetUnit],
+    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
+    scenario: Scenario | str = "default",
+    engine: UnitEngine | None = None,
+) -> Matchups:
+    """Distributions and summaries for (attacker index, target index) pairs (default: every pair)."""
+    engine = engine or UnitEngine(scenario)
+    jobs = distinct_jobs(attackers, targets, pairs)
+    summary = engine.solve_jobs(jobs.attacks, jobs.defences, jobs.job_attack, jobs.job_defence)
+    return assemble(summary, jobs.pair_jobs, jobs.pairs, attackers, targets)
+
+
+def reference_matchups(
+    attackers: Sequence[AttackSide],
+    targets: Sequence[TargetUnit],
+    pairs: Sequence[tuple[int, int]] | IntArray | None = None,
+    scenario: Scenario | str = "default",
+) -> Matchups:
+    """The same results through the per-job batched chain (`UnitEngine.solve`): the fast path's reference."""
+    engine = UnitEngine(scenario)
+    jobs = distinct_jobs(attackers, targets, pairs)
+    pairs_ad = zip(jobs.job_attack.tolist(), jobs.job_defence.tolist(), strict=True)
+    plain = [engine.job(jobs.attacks[a], jobs.defences[d]) for a, d in pairs_ad]
+    return assemble(engine.solve(plain), jobs.pair_jobs, jobs.pairs, attackers, targets)

@@ -8,7 +8,7 @@ apply in the rules' order: halve (round up), add Melta, subtract damage reductio
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from math import comb
 
 import numpy as np
@@ -60,6 +60,33 @@ def save_fails(weapon: Weapon, group: ModelGroup, phase: Phase, scenario: Scenar
     armour = min(max(group.save - weapon.ap - int(cover), 2), 7)
     need = min(armour, max(group.invuln(phase), 2))
     return (need - 1) / 6.0
+
+
+def damage_key(weapon: Weapon, scenario: Scenario) -> tuple[object, ...]:
+    """What `damage_after_modifiers` reads from the weapon."""
+    melta = weapon.melta if scenario.half_range else None
+    return (weapon.damage.n, weapon.damage.sides, weapon.damage.plus, melta)
+
+
+def group_damage_key(group: ModelGroup) -> tuple[int, bool, int]:
+    """What `damage_after_modifiers` and Feel No Pain read from the model."""
+    return (group.damage_reduction, group.halve_damage, group.fnp)
+
+
+def save_fail_table(
+    weapons: Sequence[Weapon], groups: Sequence[ModelGroup], phase: Phase, scenario: Scenario
+) -> FloatArray:
+    """`save_fails` for every (weapon, group) at once [W, G], same arithmetic."""
+    ap = np.array([w.ap for w in weapons], dtype=np.int64)[:, None]
+    can_cover = np.array(
+        [(scenario.cover or unseen(w, scenario)) and w.ranged and not w.ignores_cover for w in weapons]
+    )[:, None]
+    save = np.array([g.save for g in groups], dtype=np.int64)[None, :]
+    invuln = np.array([max(g.invuln(phase), 2) for g in groups], dtype=np.int64)[None, :]
+    cover = can_cover & ~((save <= 3) & (ap == 0))
+    armour = np.clip(save - ap - cover.astype(np.int64), 2, 7)
+    fails: FloatArray = (np.minimum(armour, invuln) - 1) / 6.0
+    return fails
 
 
 def wound_losses(weapon: Weapon, group: ModelGroup, phase: Phase, scenario: Scenario) -> tuple[FloatArray, FloatArray]:

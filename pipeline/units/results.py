@@ -25,25 +25,23 @@ QUANTILE_SLACK = 1e-12
 class Summary:
     """A batch of distinct pairs' exact results (row b: pair b of the batch)."""
 
-    slain_dist: list[FloatArray]
+    slain_dist: FloatArray  # [B, width] P(k slain), zero beyond the target's models
+    models: IntArray  # [B] models of the target (the row's meaningful length is models + 1)
     slain_by_group: FloatArray  # [B, groups] expected models slain per group
     wounds_lost: FloatArray
     stats: FloatArray  # [B, 6] expected slain, P(any), P(wipe), p10, p50, p90
 
 
-def summarise(final: FloatArray, layouts: Sequence[StateLayout], targets: Sequence[TargetUnit]) -> Summary:
-    """Final state distributions [B, S] -> the batch's Summary."""
-    batch, size = final.shape
-    slain = np.stack([lay.slain for lay in layouts])
-    width = int(slain.max()) + 1
+def summarise_states(
+    final: FloatArray, slain: IntArray, by_state: FloatArray, wounds: FloatArray, models: IntArray
+) -> Summary:
+    """Final state distributions [B, S] -> Summary, given per row the slain count [B, S] and slain per group
+    [B, S, G] of each state, the wounds lost per state [S] and the models [B]."""
+    batch = final.shape[0]
+    width = int(slain.max(initial=0)) + 1
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
     counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
     dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
-    models = np.array([t.models for t in targets])
-    n_groups = max(len(t.all_groups) for t in targets)
-    by_state = np.zeros((batch, size, n_groups))
-    for b, lay in enumerate(layouts):
-        by_state[b, :, : lay.slain_by_group.shape[1]] = lay.slain_by_group
     by_group = np.einsum("bs,bsg->bg", final, by_state)
     cdf = np.cumsum(dist, axis=1)
     stats = np.stack(
@@ -55,21 +53,33 @@ def summarise(final: FloatArray, layouts: Sequence[StateLayout], targets: Sequen
         ],
         axis=1,
     )
-    dists = [dist[b, : models[b] + 1].copy() for b in range(batch)]
-    return Summary(dists, by_group, final @ layouts[0].wounds.astype(np.float64), stats)
+    return Summary(dist, models, by_group, final @ wounds, stats)
 
 
-def merge(parts: Sequence[tuple[list[int], Summary]], n: int) -> Summary:
+def summarise(final: FloatArray, layouts: Sequence[StateLayout], targets: Sequence[TargetUnit]) -> Summary:
+    """Final state distributions [B, S] -> the batch's Summary."""
+    batch, size = final.shape
+    slain = np.stack([lay.slain for lay in layouts])
+    models = np.array([t.models for t in targets], dtype=np.int64)
+    n_groups = max(len(t.all_groups) for t in targets)
+    by_state = np.zeros((batch, size, n_groups))
+    for b, lay in enumerate(layouts):
+        by_state[b, :, : lay.slain_by_group.shape[1]] = lay.slain_by_group
+    return summarise_states(final, slain, by_state, layouts[0].wounds.astype(np.float64), models)
+
+
+def merge(parts: Sequence[tuple[IntArray | list[int], Summary]], n: int) -> Summary:
     """Batch summaries with the job indices of their rows -> one Summary in job order."""
-    dists: list[FloatArray] = [np.zeros(0)] * n
+    width = max([p.slain_dist.shape[1] for _, p in parts] or [1])
     groups = max([p.slain_by_group.shape[1] for _, p in parts] or [1])
+    dist, models = np.zeros((n, width)), np.zeros(n, dtype=np.int64)
     by_group, wounds, stats = np.zeros((n, groups)), np.zeros(n), np.zeros((n, 6))
     for rows, part in parts:
-        for row, dist in zip(rows, part.slain_dist, strict=True):
-            dists[row] = dist
+        dist[rows, : part.slain_dist.shape[1]] = part.slain_dist
+        models[rows] = part.models
         by_group[rows, : part.slain_by_group.shape[1]] = part.slain_by_group
         wounds[rows], stats[rows] = part.wounds_lost, part.stats
-    return Summary(dists, by_group, wounds, stats)
+    return Summary(dist, models, by_group, wounds, stats)
 
 
 def quantile(dist: FloatArray, q: float) -> int:
@@ -82,7 +92,8 @@ class Matchups:
 
     pairs: IntArray  # [P, 2] attacker index, target index
     job: IntArray  # [P] the distinct computation each pair used
-    job_slain_dist: list[FloatArray]
+    job_dist: FloatArray  # [jobs, width] P(k slain) per distinct job, zero-padded beyond its target's models
+    job_models: IntArray  # [jobs] models of each job's target
     expected_slain: FloatArray
     p_any: FloatArray
     p_wipe: FloatArray
@@ -95,12 +106,18 @@ class Matchups:
 
     @property
     def distinct(self) -> int:
-        return len(self.job_slain_dist)
+        return len(self.job_models)
+
+    @property
+    def job_slain_dist(self) -> list[FloatArray]:
+        """P(k models slain), k = 0..N, per distinct job (views on `job_dist`)."""
+        return [self.job_dist[j, : m + 1] for j, m in enumerate(self.job_models.tolist())]
 
     @property
     def slain_dist(self) -> list[FloatArray]:
         """P(k models slain), k = 0..N, per pair (a view on the distinct jobs' arrays)."""
-        return [self.job_slain_dist[j] for j in self.job.tolist()]
+        models = self.job_models.tolist()
+        return [self.job_dist[j, : models[j] + 1] for j in self.job.tolist()]
 
 
 def assemble(
@@ -111,9 +128,9 @@ def assemble(
     targets: Sequence[TargetUnit],
 ) -> Matchups:
     """The jobs' summary -> per-pair columns; points from each pair's own costs."""
-    dists, stats, wounds = summary.slain_dist, summary.stats, summary.wounds_lost
+    stats, wounds = summary.stats, summary.wounds_lost
     n_groups = max([len(t.all_groups) for t in targets] or [1])
-    by_group = np.zeros((len(dists), n_groups))
+    by_group = np.zeros((len(stats), n_groups))
     by_group[:, : summary.slain_by_group.shape[1]] = summary.slain_by_group[:, :n_groups]
     costs = np.zeros((max(1, len(targets)), n_groups))
     for t, target in enumerate(targets):
@@ -126,6 +143,6 @@ def assemble(
         per_100 = np.where(cost > 0, points * 100.0 / np.where(cost > 0, cost, 1.0), np.nan)
     quantiles = per_pair[:, 3:6].astype(np.int64)
     return Matchups(
-        pairs, pair_jobs, dists, per_pair[:, 0], per_pair[:, 1], per_pair[:, 2],
+        pairs, pair_jobs, summary.slain_dist, summary.models, per_pair[:, 0], per_pair[:, 1], per_pair[:, 2],
         quantiles[:, 0], quantiles[:, 1], quantiles[:, 2], wounds[pair_jobs], points, per_100,
     )  # fmt: skip

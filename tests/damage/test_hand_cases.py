@@ -406,3 +406,15 @@ def test_every_scenario_of_every_pair_is_published() -> None:
     )
     assert matrix.height == 2 * 3 * 5
     assert matrix.select("weapon_id", "profile_id", "scenario").n_unique() == 30
+
+
+def test_all_wounds_critical_leaves_no_negative_unsaved() -> None:
+    """Twin volkite caliver (A2 BS3+ S5 AP0 D2, Devastating Wounds, Twin-linked) against T10: wounds only on
+    a 6, so every wound is a Critical Wound. `unsaved` is exactly 0 (it came out -9e-18 and failed the
+    matrix gate on the Wahapedia export: 2,207 cells per scenario)."""
+    gun = weapon("w", attacks="2", skill=3, strength=5, ap=0, damage="2",
+                 abilities=["devastating wounds", "twin-linked"])  # fmt: skip
+    row = run([gun], [target(toughness=10, save=2, wounds=12)], ["default"]).row(0, named=True)
+    hits, crit_per_hit = 2 * 4 / 6, 1 / 6 + 5 / 6 * 1 / 6  # 6 to wound, failures re-rolled
+    assert row["unsaved"] == 0.0
+    assert row["mortal_wounds"] == pytest.approx(hits * crit_per_hit * 2)

@@ -14,6 +14,8 @@ from typer.testing import CliRunner, Result
 from pipeline.cli import app
 
 STAGING_PREFIX = ".staging-"
+#: What an output folder holds beside its releases: the publishers' lock file and the last rejected report.
+HOUSEKEEPING = {".dataslate.lock", ".rejected"}
 BROKEN_PAGE = Path(__file__).parent.parent / "fixtures" / "broken" / "pages" / "900_broken_page.txt"
 
 
@@ -22,7 +24,7 @@ def sha256(path: Path) -> str:
 
 
 def snapshot(out: Path) -> dict[str, str]:
-    """Every entry of an output folder but staging folders: file -> sha256, link -> its target.
+    """Every entry of an output folder but staging folders and housekeeping: file -> sha256, link -> its target.
 
     Links are not followed, so `latest` and the convenience links are compared as links.
     """
@@ -31,13 +33,19 @@ def snapshot(out: Path) -> dict[str, str]:
         here = Path(folder)
         for name in [*dirs, *files]:
             path = here / name
-            if name.startswith(STAGING_PREFIX):
+            if name.startswith(STAGING_PREFIX) or (here == out and name in HOUSEKEEPING):
                 continue
             if path.is_symlink():
                 state[str(path.relative_to(out))] = f"-> {os.readlink(path)}"
             elif path.is_file():
                 state[str(path.relative_to(out))] = sha256(path)
-        dirs[:] = [d for d in dirs if not d.startswith(STAGING_PREFIX) and not (here / d).is_symlink()]
+        dirs[:] = [
+            d
+            for d in dirs
+            if not d.startswith(STAGING_PREFIX)
+            and not (here / d).is_symlink()
+            and not (here == out and d in HOUSEKEEPING)
+        ]
     return state
 
 

@@ -97,12 +97,11 @@ def test_a_kill_leaves_the_previous_release_and_latest_untouched(killed: Killed,
     assert resolve_release(killed.out) == (killed.out / good_release.version).resolve()
 
 
-def test_a_later_run_publishes_over_the_stale_staging_folder(killed: Killed, rerun: RunResult) -> None:
+def test_a_later_run_removes_the_stale_staging_folder_and_publishes(killed: Killed, rerun: RunResult) -> None:
     assert resolve_release(killed.out) == rerun.release.resolve()
     assert (killed.out / config.LATEST_NAME).readlink() == Path(rerun.version)
     assert json.loads((killed.out / "manifest.json").read_text())["version"] == rerun.version
-    for stale in staging_folders(killed.out):
-        assert stale in killed.stale, "a successful run leaves no staging folder of its own"
+    assert staging_folders(killed.out) == [], "the dead run's staging folder is removed, none is left"
 
 
 # --- determinism -----------------------------------------------------------------------------------
@@ -206,11 +205,11 @@ def test_one_feed_document_per_faction_has_one_card_per_unit(good_release: Publi
     assert documents["world-eaters.json"]["weapon_abilities"]["pistol"]["title"] == "Pistol"
 
 
-def test_quality_results_and_data_docs_are_in_the_release(good_release: Published, good_run: RunResult) -> None:
+def test_quality_results_and_page_are_in_the_release(good_release: Published, good_run: RunResult) -> None:
     quality = good_release.release / "quality"
     summary = json.loads((quality / "summary.json").read_text())
     assert summary["passed"] is True and summary["critical_failures"] == 0
-    assert (quality / "docs" / "index.html").is_file()
+    assert sorted(p.name for p in quality.iterdir()) == ["index.html", "summary.json"]
     assert good_run.reports.quality.as_dict()["expectations"] == summary["expectations"]
 
 

@@ -13,6 +13,7 @@ from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.publish.outdir import Publication
 from pipeline.publish.writer import write_release
 from pipeline.quality.report import QualitySummary
 from pipeline.reconcile.stage import reconcile_stage
@@ -42,7 +43,7 @@ def test_publish_writes_the_reports_it_is_given_and_changes_nothing_it_was_given
     reports = RunReports(deduped.report, reconciled.report, damage.report, stored, quality, parse=_ParseReport(3))
     given_reports, given_frames = copy.deepcopy(reports.as_dict()), {k: f.clone() for k, f in frames.items()}
 
-    published = write_release(tmp_path, "vtest", frames, damage, reports)
+    published = write_release(tmp_path, "vtest", frames, damage, reports, Publication(1, None))
 
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest == json.loads(json.dumps(published.manifest, default=str))
@@ -51,6 +52,7 @@ def test_publish_writes_the_reports_it_is_given_and_changes_nothing_it_was_given
     assert manifest["reports"]["damage_matrix_in_duckdb"] == "table"
     assert manifest["reports"]["dedupe"]["collapsed"] == {"stratagems": 17, "detachment_abilities": 0}
     assert manifest["quality"] == quality.as_dict()
+    assert manifest["publication"] == {"sequence": 1, "previous": None}
     assert (published.row_counts["damage_matrix"], published.row_counts["damage_vs_reference"]) == (480, 480)
     assert published.row_counts["weapons"] == 12 == manifest["row_counts"]["weapons"]
     assert reports.as_dict() == given_reports

@@ -69,7 +69,7 @@ def test_the_built_matrix_passes_with_every_cell_counted(
     release = _copy(matrix_release, tmp_path / "good")
     files = sorted(p.name for p in release.rglob("*"))
     stored = duckdb_content_hashes(release / config.DUCKDB_FILENAME)
-    assert quality_gate(release, build_docs=False, suites_dir=suites_dir).as_dict() == {
+    assert quality_gate(release, suites_dir=suites_dir).as_dict() == {
         "passed": True,
         "expectations": 7,
         "critical_failures": 0,
@@ -130,7 +130,7 @@ def test_a_broken_matrix_fails_the_gate(
 ) -> None:
     release = _copy(matrix_release, tmp_path / "broken", *statements)
     with pytest.raises(QualityGateError) as caught:
-        quality_gate(release, build_docs=False, suites_dir=suites_dir)
+        quality_gate(release, suites_dir=suites_dir)
     label = f"expect_column_values_to_be_between({column} in [0, 0])"
     assert str(caught.value).startswith(f"1 critical quality gate(s) failed: damage_matrix: {label} failed on 1 of 5")
     (failed,) = failures(summary(release)).items()
@@ -145,7 +145,7 @@ def test_a_broken_matrix_fails_the_gate(
 def test_many_cells_without_efficiency_are_a_warning(matrix_release: Path, suites_dir: Path, tmp_path: Path) -> None:
     release = _copy(matrix_release, tmp_path / "nulls", "UPDATE damage_matrix SET damage_per_100_points = NULL "
                       "WHERE scenario = 'half_range' AND weapon_id LIKE 'wh:%'")  # fmt: skip
-    result = quality_gate(release, build_docs=False, suites_dir=suites_dir)
+    result = quality_gate(release, suites_dir=suites_dir)
     assert (result.passed, result.critical_failures, result.warnings) == (True, 0, 1)
     outcome = failures(summary(release))[
         ("damage_matrix", "expect_column_values_to_be_between(null_efficiency_share in [0, 0.05])")

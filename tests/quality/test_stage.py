@@ -90,17 +90,15 @@ def test_good_store_passes_every_expectation(good_gate: QualitySummary, good_rel
 
 
 @pytest.mark.slow
-def test_good_store_data_docs(good_gate: QualitySummary, good_release: Path) -> None:
-    docs = good_release / "quality" / "docs"
-    assert (docs / "index.html").is_file()
-    pages = {p.stem for p in (docs / "expectations").glob("*.html")}
-    assert pages == {table for table, _, _ in list_expectations()}
-    validations = sorted((docs / "validations").rglob("*.html"))
-    assert len(validations) == len(pages)
-    text = "".join(p.read_text(encoding="utf-8") for p in docs.rglob("*.html"))
-    assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", text)
-    assert set(re.findall(r"\d{8}T\d{6}\.\d{6}Z", text)) == {"20000101T000000.000000Z"}
-    assert sorted(p.name for p in (docs / "static").rglob("*.*")) == ["favicon.ico", "logo-long.png"]
+def test_good_store_report_page(good_gate: QualitySummary, good_release: Path) -> None:
+    """The page replaces GX Data Docs: one static file naming every table, nothing to load or run."""
+    quality = good_release / "quality"
+    assert sorted(p.name for p in quality.iterdir()) == ["index.html", "summary.json"]
+    page = (quality / "index.html").read_text(encoding="utf-8")
+    for table, _, _ in list_expectations():
+        assert f'<h3 id="t-{table}">' in page
+    assert not re.search(r"<(script|link|img|iframe|object)\b", page)
+    assert "Content-Security-Policy" in page
 
 
 @pytest.mark.slow
@@ -121,9 +119,9 @@ def test_broken_store_fails_with_one_clear_message(broken_gate: tuple[str, Path]
     assert "model_profiles: expect_column_values_to_be_between(toughness in [1, 20]) failed on 1 of 2 rows" in message
     assert "; and 2 more (full report: " in message
     kept = Path(message.rsplit("(full report: ", 1)[1].rstrip(")"))
-    assert kept.is_file() and not str(kept).startswith(str(release))
-    assert json.loads(kept.read_text(encoding="utf-8"))["critical_failures"] == 7
-    assert not (release / "quality" / "docs").exists()
+    assert kept == release.parent / ".rejected" / release.name / "quality" / "index.html"
+    assert kept.is_file()
+    assert json.loads((kept.parent / "summary.json").read_text(encoding="utf-8"))["critical_failures"] == 7
 
 
 @pytest.mark.slow

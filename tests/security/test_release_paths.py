@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from pipeline import config
+from pipeline.publish.outdir import LOCK_NAME
 from tests.security.conftest import Lab, snapshot
 
 pytestmark = pytest.mark.slow  # a full release built through the console script (session fixture)
@@ -19,7 +20,7 @@ def test_an_output_folder_named_like_an_injection_publishes_and_writes_nothing_e
         ["home", "tmp", "T'au, Empire", lab.out.relative_to(lab.root).parts[0]]
     )
     assert sorted(p.name for p in lab.out.iterdir()) == sorted(
-        [config.LATEST_NAME, config.DUCKDB_FILENAME, "manifest.json", lab.release.name]
+        [config.LATEST_NAME, config.DUCKDB_FILENAME, "manifest.json", lab.release.name, LOCK_NAME]
     )
     assert list((lab.root / "home").iterdir()) == []
 

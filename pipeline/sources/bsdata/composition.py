@@ -85,6 +85,14 @@ class Composition:
             total[index] = counts[index] * per_selection[index] if node.selectable else inner
         return total, per_selection
 
+    def in_unit(self, counts: list[int]) -> list[int]:
+        """Selections of each node in the whole unit (an entry inside an upgrade repeats with it)."""
+        total = [1] * len(self.nodes)
+        for index, node in enumerate(self.nodes):
+            outer = 1 if node.parent is None else total[node.parent]
+            total[index] = outer * (counts[index] if node.selectable else 1)
+        return total
+
     def model_count(self, counts: list[int]) -> int:
         return self.models(counts)[0] if self.nodes else 0
 

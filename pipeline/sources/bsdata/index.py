@@ -10,6 +10,9 @@ from typing import Any
 
 from lxml import etree
 
+from pipeline import config
+from pipeline.sources.inputs import InputRefused, field_too_long, open_input, read_input
+
 Element = Any  # lxml.etree._Element (lxml ships no type stubs here)
 
 SUFFIXES = (".cat", ".gst")
@@ -26,6 +29,9 @@ TARGET_TAGS = (
     "costType",
     "forceEntry",
 )
+
+#: Bytes of a file that is not a catalogue kept as its quarantined raw text (cut to MAX_RAW characters).
+HEAD_BYTES = 1000
 
 #: Entities stay nodes (their text is read as written, `text.node_text`); no DTD or external
 #: entity is ever loaded; `huge_tree` lifts libxml2's depth and size limits (the walk is iterative).
@@ -86,6 +92,11 @@ class Catalogue:
     duplicate_ids: list[str] = field(default_factory=list)
     links: list[CatalogueLink] = field(default_factory=list)
     loaded: bool = False
+    #: Refused by `inputs` (not a regular file in the folder, too large): nothing of it is read or published.
+    refused: bool = False
+    sha256: str = ""
+    #: The start of a file that is not a catalogue (malformed, foreign root), kept as its quarantined raw text.
+    head: str = ""
 
     @property
     def source_id(self) -> str:
@@ -110,12 +121,14 @@ class Catalogue:
 
 
 def _peek_root_attributes(path: Path) -> dict[str, str]:
-    """Attributes of a file's root element, read without parsing the rest (works on broken files)."""
-    try:
-        for _event, element in etree.iterparse(str(path), events=("start",), **_PARSER_OPTIONS):
-            return dict(element.attrib)
-    except (etree.XMLSyntaxError, OSError):
-        return {}
+    """Attributes of a file's root element, read without parsing the rest (works on broken files);
+    InputRefused for a file that may not be read."""
+    with open_input(path) as handle:
+        try:
+            for _event, element in etree.iterparse(handle, events=("start",), **_PARSER_OPTIONS):
+                return dict(element.attrib)
+        except (etree.XMLSyntaxError, OSError):
+            return {}
     return {}
 
 
@@ -151,8 +164,38 @@ def _describe_root(catalogue: Catalogue, attributes: dict[str, str], tag: str) -
 def peek_catalogue(path: Path) -> Catalogue:
     """A catalogue known by its root attributes only (id, name, links are read on `load`)."""
     catalogue = Catalogue(path=path)
-    _describe_root(catalogue, _peek_root_attributes(path), "")
+    try:
+        attributes = _peek_root_attributes(path)
+    except InputRefused as refused:
+        _refuse(catalogue, refused)
+        attributes = {}
+    _describe_root(catalogue, attributes, "")
     return catalogue
+
+
+def _refuse(catalogue: Catalogue, refused: InputRefused) -> None:
+    catalogue.error, catalogue.refused, catalogue.loaded = refused.reason, True, True
+
+
+#: The first text (or attribute value) longer than a limit; two paths, as a union costs minutes.
+_LONG_TEXT = etree.XPath("//text()[string-length(.) > $limit][1]")
+_LONG_ATTRIBUTE = etree.XPath("//@*[string-length(.) > $limit][1]")
+
+
+def _long_value(root: Element, data: bytes) -> tuple[str, int | None] | None:
+    """(reason, line) of a value above MAX_INPUT_FIELD_CHARS, else None. No value holds a raw `<`
+    and a character is at least a byte, so a file whose `<`-free runs are all shorter has none."""
+    limit = config.MAX_INPUT_FIELD_CHARS
+    if len(max(data.split(b"<"), key=len)) <= limit:
+        return None
+    found = _LONG_TEXT(root, limit=limit) or _LONG_ATTRIBUTE(root, limit=limit)
+    if not found:
+        return None
+    value = found[0]
+    owner = value.getparent()
+    what = f"attribute {value.attrname}" if value.is_attribute else "text"
+    reason = field_too_long(f"{what} of <{local_name(owner)}>", len(value)) or ""
+    return reason, owner.sourceline
 
 
 def load_catalogue(catalogue: Catalogue) -> Catalogue:
@@ -161,18 +204,27 @@ def load_catalogue(catalogue: Catalogue) -> Catalogue:
         return catalogue
     catalogue.loaded = True
     try:
-        tree = etree.parse(str(catalogue.path), etree.XMLParser(**_PARSER_OPTIONS))
+        read = read_input(catalogue.path)
+    except InputRefused as refused:
+        _refuse(catalogue, refused)
+        return catalogue
+    catalogue.sha256 = read.sha256
+    head = read.data[:HEAD_BYTES].decode("utf-8", errors="replace")
+    try:
+        root = etree.fromstring(read.data, etree.XMLParser(**_PARSER_OPTIONS))
     except etree.XMLSyntaxError as exc:
         catalogue.error, catalogue.error_line = f"malformed XML: {exc.msg}", exc.lineno or None
+        catalogue.head = head
         return catalogue
-    except OSError as exc:
-        catalogue.error = f"unreadable file: {exc.strerror or exc}"
-        return catalogue
-    root = tree.getroot()
     tag = local_name(root)
     _describe_root(catalogue, dict(root.attrib), tag)
     if tag not in {"catalogue", "gameSystem"}:
         catalogue.error, catalogue.error_line = f"not a BattleScribe catalogue: root <{tag}>", root.sourceline
+        catalogue.head = head
+        return catalogue
+    long_value = _long_value(root, read.data)
+    if long_value is not None:
+        catalogue.error, catalogue.error_line = long_value
         return catalogue
     catalogue.root = root
     _index_ids(catalogue, root)
@@ -257,8 +309,8 @@ class BsdataFolder:
         self._scopes: dict[Path, Scope] = {}
 
     def catalogue(self, path: Path) -> Catalogue | None:
-        wanted = path.resolve()
-        return next((c for c in self.catalogues if c.path.resolve() == wanted), None)
+        """The folder's catalogue of that file name (never resolved: it may be a refused link)."""
+        return next((c for c in self.catalogues if c.path.name == path.name), None)
 
     def scope(self, catalogue: Catalogue) -> Scope:
         """Own file first, then its game system, then linked catalogues breadth-first."""
@@ -299,8 +351,9 @@ class BsdataFolder:
 
 
 def catalogue_files(folder: Path) -> list[Path]:
-    """The `.cat`/`.gst` files of a folder, sorted by name (deterministic output order)."""
-    files = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES]
+    """The `.cat`/`.gst` entries of a folder, sorted by name (deterministic output order): every one,
+    so one that is not a regular file in the folder is refused with a reason, never skipped silently."""
+    files = [p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES]
     return sorted(files, key=lambda p: p.name)
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline.errors import InputFormatError
-from pipeline.ids import file_sha256
 from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row, record_table
 from pipeline.sources.bsdata.checks import CheckLedger, check_records
 from pipeline.sources.bsdata.composition import CompositionReader
@@ -25,18 +24,17 @@ from pipeline.sources.bsdata.index import (
     load_folder,
     local_name,
 )
+from pipeline.sources.bsdata.loadout import LoadoutReader
 from pipeline.sources.bsdata.points import points_tiers, points_types
 from pipeline.sources.bsdata.text import clean_name, rule_text
 from pipeline.sources.bsdata.units import Finding, UnitBuilder
 from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
 from pipeline.sources.report import FileReport, ParseReport
-from schemas.records import Datasheet, QuarantineRow, Record, RuleBlock, Source, SourceCheck
+from schemas.records import Datasheet, ModelProfile, QuarantineRow, Record, RuleBlock, Source, SourceCheck
 
 CURATED_TYPES = (Datasheet, RuleBlock)
 #: Characters of a whole unit entry kept as its quarantined raw text (its opening names it).
 UNIT_EXCERPT = 500
-#: Characters of an unreadable file kept as its quarantined raw text.
-FILE_HEAD = 1000
 
 
 @dataclass
@@ -107,8 +105,12 @@ class _FileRun:
     def run(self) -> Iterator[Record]:
         if self.root is None:
             error = self.catalogue.error or "unreadable"
-            raw = self._file_head()
-            yield from self._track([self._quarantine(self.catalogue.error_line, error, raw, "file")])
+            row = self._quarantine(self.catalogue.error_line, error, self.catalogue.head, "file")
+            if self.catalogue.refused:  # not read: no rows, no `sources` row (as a missing file)
+                self.rows.tally([row])
+                yield row
+                return
+            yield from self._track([row])
         else:
             scope = self.folder.scope(self.catalogue)
             self.stats.missing_catalogues = scope.missing_names()
@@ -117,19 +119,11 @@ class _FileRun:
             yield from self._track(self._rule_rows())
         yield self._source()
 
-    def _file_head(self, limit: int = FILE_HEAD) -> str:
-        """The start of an unreadable file, as the quarantined fragment."""
-        try:
-            with open(self.catalogue.path, encoding="utf-8", errors="replace") as handle:
-                return handle.read(limit)
-        except OSError:
-            return ""
-
     def _source(self) -> Source:
         """Rows in are the rows decided: BSData has no row count of its own (docs/sources.md#bsdata-catalogues)."""
         path = str(self.catalogue.path)
         self.rows.rows_in = self.rows.rows_curated + self.rows.rows_quarantined
-        return self.rows.source(path, file_sha256(path))
+        return self.rows.source(path, self.catalogue.sha256)
 
     # -- catalogue links ----------------------------------------------------------
     def _missing_catalogue_rows(self, scope: Scope) -> Iterator[QuarantineRow]:
@@ -243,7 +237,8 @@ class _FileRun:
         """All records of one unit, built before any is yielded (a failure drops the unit whole)."""
         builder = UnitBuilder(content, frame, self.ledger)
         reader = CompositionReader(scope, walker.visibility, walker.is_barren)
-        points = points_tiers(reader.read(content.entry, link), scope, self._points_types(scope))
+        composition = reader.read(content.entry, link)
+        points = points_tiers(composition, scope, self._points_types(scope))
         self.stats.points_modifiers_skipped += len(points.skipped)
         for element in points.used:
             self.ledger.publish("points", element)
@@ -259,6 +254,8 @@ class _FileRun:
             *builder.keyword_records(),
             *builder.points_records(points),
         ]
+        statlines = [r for r in records if isinstance(r, ModelProfile)]
+        records.extend(LoadoutReader(content, composition, builder, statlines, frame, walker.defaults).records(points))
         self.stats.findings.extend(builder.findings)
         return records
 

@@ -31,6 +31,8 @@ class PointsOption:
     models: int
     cost: int
     description: str
+    #: The composition priced (selections per node of the model tree): which models the option holds.
+    counts: tuple[int, ...] = field(default=(), compare=False)
 
 
 @dataclass
@@ -325,7 +327,7 @@ def points_tiers(composition: Composition, scope: Scope, types: set[str]) -> Poi
     tiers.minimum = composition.model_count(path[0]) or None
     chosen = [priced[p] for p in _size_steps(priced, composition.can_grow(path[-1]))]
     for models, cost, counts, active in chosen:
-        _add(tiers, PointsOption(models, round(cost), _label(models)), active)
+        _add(tiers, PointsOption(models, round(cost), _label(models), tuple(counts)), active)
         for pool in composition.addons:
             _add_addon(tiers, composition, pricer, (models, cost, counts), pool)
     tiers.options.sort(key=lambda o: (o.models, o.cost, o.description))
@@ -378,5 +380,6 @@ def _add_addon(
         total, active = pricer.cost(with_addon)
         if round(total) != round(cost):
             label = name if selections == 1 else f"{selections} {name}"
-            option = PointsOption(composition.model_count(with_addon), round(total), f"{_label(models)} + {label}")
+            models_in = composition.model_count(with_addon)
+            option = PointsOption(models_in, round(total), f"{_label(models)} + {label}", tuple(with_addon))
             _add(tiers, option, active)

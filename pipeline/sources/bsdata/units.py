@@ -71,6 +71,8 @@ class UnitBuilder:
         self.ledger = ledger or CheckLedger()
         self.findings: list[Finding] = []
         self.keywords = self._keywords()
+        #: Each weapon profile reached -> the weapon_id published for it (a duplicate's: the kept one's).
+        self.weapon_ids: dict[Element, str] = {}
 
     # -- categories ---------------------------------------------------------------
     def _category_name(self, link: Element) -> str:
@@ -196,6 +198,7 @@ class UnitBuilder:
     # -- weapons ------------------------------------------------------------------
     def weapon_records(self) -> Iterator[Record]:
         seen: set[tuple[str, ...]] = set()
+        kept: dict[tuple[str, ...], str] = {}
         for hit in self.content.profiles:
             if not is_weapon_profile(hit.profile):
                 continue
@@ -203,6 +206,8 @@ class UnitBuilder:
             key = (type_name(hit.profile), match_key(clean_name(hit.profile.get("name"))), *values.values())
             if key in seen:
                 self.ledger.explain("weapons", hit.profile, "duplicate of a published weapon")
+                if key in kept:
+                    self.weapon_ids.setdefault(hit.profile, kept[key])
                 continue
             seen.add(key)
             try:
@@ -212,6 +217,7 @@ class UnitBuilder:
                 yield quarantine(self.frame, hit, Weapon.TABLE, exc)
                 continue
             self.ledger.publish("weapons", hit.profile)
+            kept[key] = self.weapon_ids[hit.profile] = weapon.weapon_id
             yield weapon
             yield from self._weapon_abilities(weapon)
 

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from pipeline.sources.bsdata.defaults import GroupDefaults, min_selections, own_default
 from pipeline.sources.bsdata.index import Catalogue, Element, Scope, children, local_name
 from pipeline.sources.bsdata.trampoline import Step, run
 from pipeline.sources.bsdata.visibility import Visibilities, Visibility
@@ -33,6 +34,8 @@ class Context:
     kind: str = "unit"  # "unit" (the datasheet's own entry), "model" or "upgrade"
     unlocked_by: str | None = None
     mandatory: bool = True  # every element from the model (or unit) down to here is in every loadout
+    default: int = 1  # how many of it each model (or the unit) has in the default loadout; 0: none
+    replay: bool = False  # walked again for its default weapons only (first met off the default loadout)
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class ProfileHit:
     owner: Element
     unlocked_by: str | None = None
     mandatory: bool = True
+    default: int = 0  # how many each model carries in the default loadout (0: not in it)
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,10 @@ class UnitContent:
     unlocked: int = 0
     #: Entries, groups and info groups walked (the self-check tells "not read" from "not reached" with it).
     visited: set[Element] = field(default_factory=set)
+    #: Default weapons of elements met first off the default loadout, then on it (walked again for them).
+    default_weapons: list[ProfileHit] = field(default_factory=list)
+    #: (model, group, why) of required weapon choices their defaults leave unfilled: the loadout is open.
+    open_choices: list[tuple[str | None, Element, str]] = field(default_factory=list)
 
     def skip(self, element: Element, reason: str) -> None:
         self.skipped.append((element, reason))
@@ -171,15 +179,7 @@ def _name_parameter(link: Element) -> str | None:
 
 def _min_selections(*elements: Element | None) -> int:
     """The `min` selections constraint of an entry or its link (0 if none)."""
-    low = 0
-    for element in elements:
-        for constraint in [] if element is None else children(element, "constraints", "constraint"):
-            if constraint.get("type") == "min" and constraint.get("field") == "selections":
-                try:
-                    low = max(low, int(float(constraint.get("value") or 0)))
-                except ValueError:
-                    continue
-    return low
+    return min_selections(*elements)
 
 
 class UnitWalker:
@@ -188,16 +188,19 @@ class UnitWalker:
     # State of the walk in progress (set by `walk`); the memo dicts live for the whole scope.
     _content: UnitContent
     _seen: set[tuple[Element, str | None]]
+    _seen_default: set[tuple[Element, str | None]]
     _root: Element
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.visibility = Visibilities(scope)
+        self.defaults = GroupDefaults(scope, self.visibility)
         self._purchases: dict[tuple[Element, Element | None], bool] = {}
         self._barren: dict[Element, bool] = {}
         self._single_member: dict[Element, bool] = {}
         self._content_memo: dict[Element, bool] = {}
         self._carried_memo: dict[Element, tuple[list[Element], ...]] = {}
+        self._models_memo: dict[Element, bool] = {}
 
     def _is_purchase(self, entry: Element, link: Element | None) -> bool:
         """Memoised: shared upgrade entries are met again by every unit of the scope."""
@@ -231,6 +234,7 @@ class UnitWalker:
     def walk(self, entry: Element, catalogue: Catalogue, link: Element | None) -> UnitContent:
         self._content = UnitContent(entry=entry, catalogue=catalogue)
         self._seen = set()
+        self._seen_default = set()
         self._root = entry
         run(self._entry(entry, catalogue, Context(), link, None))
         return self._content
@@ -243,15 +247,30 @@ class UnitWalker:
         self._content.visited.add(element)
         return True
 
-    def _shown(self, element: Element, link: Element | None) -> Visibility | None:
-        """The element's visibility if it is walked; None (the skip recorded) if not."""
+    def _shown(self, element: Element, link: Element | None, replay: bool = False) -> Visibility | None:
+        """The element's visibility if it is walked; None (the skip recorded, unless replaying) if not."""
         visibility = self.visibility.of(element, link)
         if not visibility.shown:
-            self._content.skip(element, visibility.reason or "hidden")
+            if not replay:
+                self._content.skip(element, visibility.reason or "hidden")
             return None
-        if visibility.unlocked_by:
+        if visibility.unlocked_by and not replay:
             self._content.unlocked += 1
         return visibility
+
+    def _default_visit(self, element: Element, ctx: Context) -> bool:
+        """First time on the default loadout for this model (a replay walks each element once)."""
+        key = (element, ctx.model)
+        if not ctx.default or key in self._seen_default:
+            return False
+        self._seen_default.add(key)
+        return True
+
+    def _default_amount(self, entry: Element, link: Element | None, parent: Element | None) -> int:
+        """How many of an entry its parent has by default (`defaults.py`)."""
+        if parent is not None and local_name(parent) == "selectionEntryGroup":
+            return self.defaults.of(parent).amounts.get((entry, link), 0)
+        return own_default(entry, link)
 
     def _mandatory(self, entry: Element, link: Element | None, parent: Element | None) -> bool:
         """In every loadout of its parent: a `min` of one or more, or the only member of a required group."""
@@ -269,16 +288,25 @@ class UnitWalker:
     ) -> Step[None]:
         unlocked = None
         if entry is not self._root:
-            visibility = self._shown(entry, link)
+            visibility = self._shown(entry, link, ctx.replay)
             if visibility is None:
                 return
             if self._is_purchase(entry, link):
-                self._content.skip(entry, "purchase")
+                if not ctx.replay:
+                    self._content.skip(entry, "purchase")
                 return
             unlocked = visibility.unlocked_by
-        if not self._first_visit(entry, ctx.model):
+        inner = self._entry_context(entry, link, parent, ctx, unlocked)
+        default_visit = self._default_visit(entry, inner)
+        if ctx.replay or not self._first_visit(entry, ctx.model):
+            if default_visit:  # met off the default loadout first: walk it again for its default weapons
+                replay = replace(inner, replay=True)
+                for carrier in (entry, link):
+                    if carrier is not None:
+                        yield self._info(carrier, catalogue, replay, entry)
+                yield self._children(entry, catalogue, replay)
             return
-        ctx = self._entry_context(entry, link, parent, ctx, unlocked)
+        ctx = inner
         for carrier in (entry, link):
             if carrier is not None:
                 yield self._info(carrier, catalogue, ctx, entry)
@@ -299,22 +327,54 @@ class UnitWalker:
             model = (entry.get("name") or "").strip() or ctx.model
             if model:
                 self._content.model_names.add(model)
-            return Context(model, "model", unlocked_by, True)
+            return Context(model, "model", unlocked_by, True, 1, ctx.replay)
         mandatory = ctx.mandatory and self._mandatory(entry, link, parent)
-        return Context(ctx.model, "upgrade", unlocked_by, mandatory)
+        default = ctx.default * self._default_amount(entry, link, parent)
+        return Context(ctx.model, "upgrade", unlocked_by, mandatory, default, ctx.replay)
 
     def _group(self, group: Element, catalogue: Catalogue, ctx: Context, link: Element | None) -> Step[None]:
-        visibility = self._shown(group, link)
+        visibility = self._shown(group, link, ctx.replay)
         if visibility is None:
             return
         barren = yield self._barren_step(group)
         if barren:
-            self._content.skip(group, "purchase")
+            if not ctx.replay:
+                self._content.skip(group, "purchase")
             return
-        if self._first_visit(group, ctx.model):
+        if ctx.default and not ctx.replay:
+            self._note_open_choice(group, link, ctx)
+        default_visit = self._default_visit(group, ctx)
+        if not ctx.replay and self._first_visit(group, ctx.model):
             ctx = replace(ctx, unlocked_by=visibility.unlocked_by or ctx.unlocked_by)
             yield self._info(group, catalogue, ctx, group)
             yield self._children(group, catalogue, ctx)
+        elif default_visit:  # met off the default loadout first: walk it again for its default weapons
+            replay = replace(ctx, replay=True)
+            yield self._info(group, catalogue, replay, group)
+            yield self._children(group, catalogue, replay)
+
+    def _note_open_choice(self, group: Element, link: Element | None, ctx: Context) -> None:
+        """A required choice of wargear (not of models) its defaults leave unfilled: no default loadout."""
+        why = self.defaults.of(group).open
+        if why is None:
+            return
+        shown = [e for e, lk in self.scope.members(group) if e is not None and self.visibility.of(e, lk).shown]
+        if not any(self._holds_models(e) for e in shown) and any(self._holds_content(e) for e in shown):
+            self._content.open_choices.append((ctx.model, group, why))
+
+    def _holds_models(self, element: Element) -> bool:
+        """A model entry, or a group or upgrade with one below it (memoised)."""
+        if element not in self._models_memo:
+            pending, seen, found = [element], {element}, False
+            while pending and not found:
+                current = pending.pop()
+                found = current.get("type") == "model" and local_name(current) == "selectionEntry"
+                for member, _link in self.scope.members(current):
+                    if member is not None and member not in seen:
+                        seen.add(member)
+                        pending.append(member)
+            self._models_memo[element] = found
+        return self._models_memo[element]
 
     def is_barren(self, group: Element) -> bool:
         """True if a group holds only purchases and hidden entries (upgrade menus: Enhancements, Crusade)."""
@@ -346,7 +406,7 @@ class UnitWalker:
             if link is None:
                 target, target_catalogue = member, catalogue
             else:
-                resolved = self._follow(link, catalogue)
+                resolved = self._follow(link, catalogue, ctx.replay)
                 if resolved is None:
                     continue
                 target, target_catalogue = resolved
@@ -355,9 +415,11 @@ class UnitWalker:
             elif local_name(target) == "selectionEntryGroup":
                 yield self._group(target, target_catalogue, ctx, link)
 
-    def _follow(self, link: Element, catalogue: Catalogue) -> tuple[Element, Catalogue] | None:
+    def _follow(self, link: Element, catalogue: Catalogue, replay: bool = False) -> tuple[Element, Catalogue] | None:
         """A link's target; an unresolved one is reported (its visibility is decided with the target)."""
         resolved = self.scope.resolve(link.get("targetId"))
+        if resolved is None and replay:
+            return None
         if resolved is None:
             if self.visibility.of(link).shown:
                 self._content.problems.append(LinkProblem(link, catalogue))
@@ -377,19 +439,19 @@ class UnitWalker:
         profiles, rules, groups, links = self._carried(carrier)
         for profile in profiles:
             self._profile(profile, None, catalogue, ctx, owner)
-        for rule in rules:
+        for rule in [] if ctx.replay else rules:
             self._rule(rule, None, catalogue, ctx, owner)
         for group in groups:
             yield self._info_group(group, None, catalogue, ctx, owner)
         for link in links:
-            resolved = self._follow(link, catalogue)
+            resolved = self._follow(link, catalogue, ctx.replay)
             if resolved is None:
                 continue
             target, target_catalogue = resolved
             tag = local_name(target)
             if tag == "profile":
                 self._profile(target, link, target_catalogue, ctx, owner)
-            elif tag == "rule":
+            elif tag == "rule" and not ctx.replay:
                 self._rule(target, link, target_catalogue, ctx, owner)
             elif tag == "infoGroup":
                 yield self._info_group(target, link, target_catalogue, ctx, owner)
@@ -397,19 +459,25 @@ class UnitWalker:
     def _info_group(
         self, group: Element, link: Element | None, catalogue: Catalogue, ctx: Context, owner: Element
     ) -> Step[None]:
-        visibility = self._shown(group, link)
-        if visibility is not None and self._first_visit(group, ctx.model):
+        visibility = self._shown(group, link, ctx.replay)
+        first = visibility is not None and (
+            self._default_visit(group, ctx) if ctx.replay else self._first_visit(group, ctx.model)
+        )
+        if visibility is not None and first:
             inner = replace(ctx, unlocked_by=visibility.unlocked_by or ctx.unlocked_by)
             yield self._info(group, catalogue, inner, owner)
 
     def _profile(
         self, profile: Element, link: Element | None, catalogue: Catalogue, ctx: Context, owner: Element
     ) -> None:
-        visibility = self._shown(profile, link)
+        visibility = self._shown(profile, link, ctx.replay)
         if visibility is not None:
             unlocked_by = visibility.unlocked_by or ctx.unlocked_by
-            hit = ProfileHit(profile, catalogue, ctx.model, ctx.kind, owner, unlocked_by, ctx.mandatory)
-            self._content.profiles.append(hit)
+            hit = ProfileHit(profile, catalogue, ctx.model, ctx.kind, owner, unlocked_by, ctx.mandatory, ctx.default)
+            if not ctx.replay:
+                self._content.profiles.append(hit)
+            elif ctx.default and is_weapon_profile(profile):
+                self._content.default_weapons.append(hit)
 
     def _rule(self, rule: Element, link: Element | None, catalogue: Catalogue, ctx: Context, owner: Element) -> None:
         visibility = self._shown(rule, link)

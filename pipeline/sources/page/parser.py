@@ -9,7 +9,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.sources.accounting import RowLedger
+from pipeline.sources.accounting import RowLedger, clip, refused_file
+from pipeline.sources.inputs import InputRefused, check_rows, field_too_long, read_input
 from pipeline.sources.page.context import PageContext
 from pipeline.sources.page.glossary import Block, classify, find_blocks, rule_block, split_glossary
 from pipeline.sources.page.lines import FragmentLedger, decode_lines
@@ -45,8 +46,17 @@ class PageParse:
 
 
 def parse(path: Path, report: ParseReport | None = None) -> Iterator[Record]:
-    """Records of one page export: Source, Datasheet, ..., QuarantineRows last (its report to `report`)."""
-    page = parse_page(path)
+    """Records of one page export: Source, Datasheet, ..., QuarantineRows last (its report to `report`).
+
+    A file that may not be read (`inputs.read_input`) or has too many lines gives one quarantine row."""
+    try:
+        page = parse_page(path)
+    except InputRefused as refused:
+        row, file_report = refused_file(f"{FORMAT}:{path.name}", FORMAT, refused.reason)
+        if report is not None:
+            report.add(file_report)
+        yield row
+        return
     if report is not None:
         report.add(page.report)
     yield from page.records
@@ -54,14 +64,29 @@ def parse(path: Path, report: ParseReport | None = None) -> Iterator[Record]:
 
 def parse_page(path: Path) -> PageParse:
     """Parse one file; a line that is not UTF-8 is quarantined (never kept with U+FFFD)."""
-    return parse_page_bytes(path.read_bytes(), source_id=f"{FORMAT}:{path.name}", path=str(path))
+    read = read_input(path)
+    check_rows(read.data.count(b"\n") + 1, path)
+    return parse_page_bytes(read.data, source_id=f"{FORMAT}:{path.name}", path=str(path), sha256=read.sha256)
 
 
-def parse_page_bytes(data: bytes, *, source_id: str, path: str = "") -> PageParse:
+def parse_page_bytes(data: bytes, *, source_id: str, path: str = "", sha256: str | None = None) -> PageParse:
     """Parse the bytes of a page export: decoded strictly, line by line (`decode_lines`)."""
     text, undecodable = decode_lines(data)
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256 or hashlib.sha256(data).hexdigest()
     return parse_page_text(text, source_id=source_id, path=path, sha256=digest, undecodable=undecodable)
+
+
+def _long_lines(text: str) -> tuple[str, dict[int, tuple[str, str]]]:
+    """`text` with every line above MAX_INPUT_FIELD_CHARS blanked, and those lines: number -> (its first
+    MAX_RAW characters, the quarantine reason). A line is a page's field: it is never parsed."""
+    lines = text.split("\n")
+    long: dict[int, tuple[str, str]] = {}
+    for number, line in enumerate(lines, start=1):
+        reason = field_too_long("line", len(line))
+        if reason is not None:
+            long[number] = (clip(line.strip()), reason)
+            lines[number - 1] = ""
+    return ("\n".join(lines), long) if long else (text, long)
 
 
 def parse_page_text(
@@ -73,7 +98,8 @@ def parse_page_text(
     undecodable: Mapping[int, str] | None = None,
 ) -> PageParse:
     """Parse page-export text; `undecodable` (line number -> escaped line, blank in `text`)
-    holds the lines that were not UTF-8: they are quarantined, never parsed."""
+    holds the lines that were not UTF-8: they are quarantined, never parsed, as are lines too long."""
+    text, long_lines = _long_lines(text)
     fragments = FragmentLedger.from_text(text)
     ctx = PageContext(source_id, fragments)
     try:
@@ -85,6 +111,8 @@ def parse_page_text(
         ctx.quarantine([frag], INTERNAL_ERROR if failed else "not placed by any section", "page")
     for number, escaped in (undecodable or {}).items():
         ctx.quarantine([fragments.add_undecodable(number, escaped)], INVALID_UTF8, "page")
+    for number, (excerpt, reason) in long_lines.items():
+        ctx.quarantine([fragments.add_undecodable(number, excerpt)], reason, "page")
     digest = sha256 or hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
     return _finish(ctx, path, digest)
 

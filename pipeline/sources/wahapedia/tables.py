@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from pipeline.ids import file_sha256
+from pipeline import config
 from pipeline.normalise.text import decode_lines_strict
 from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row
+from pipeline.sources.inputs import InputRefused, check_rows, field_too_long, read_input
 from schemas.records import QuarantineRow, Record, Source, SourceFormat
 
 FORMAT: SourceFormat = "wahapedia_csv"
@@ -71,12 +73,15 @@ class Row:
 
 @dataclass
 class Table:
-    """A file's rows that have the right shape, plus its ledger."""
+    """A file's rows that have the right shape, plus its ledger; `refused` says why a file that is
+    there was not read (`inputs.InputRefused`), `sha256` is of the bytes read."""
 
     path: Path
     ledger: RowLedger
     rows: list[Row] = field(default_factory=list)
     present: bool = True
+    refused: str | None = None
+    sha256: str = ""
 
     @property
     def name(self) -> str:
@@ -115,14 +120,14 @@ def _header(text: str) -> list[str]:
     return [p.strip() for p in parts]
 
 
-def _lines(path: Path) -> tuple[list[tuple[int, str]], set[int]]:
+def _lines(data: bytes) -> tuple[list[tuple[int, str]], set[int]]:
     """Non-blank lines with 1-based numbers (BOM removed), and the numbers of those not in UTF-8.
 
     Decoding is strict: a bad byte must not become U+FFFD in a curated row. A clean file
     (the usual case) is decoded in one go; otherwise each line on its own, so a bad byte
     costs its line only, which comes back with the bytes escaped (`\\xff`) for the quarantine.
     """
-    texts, undecodable = decode_lines_strict(path.read_bytes())
+    texts, undecodable = decode_lines_strict(data)
     lines = [(n, line.rstrip("\r")) for n, line in enumerate(texts, start=1) if line.strip()]
     return lines, undecodable
 
@@ -131,10 +136,17 @@ def read_table(folder: Path, file_name: str) -> tuple[Table, list[QuarantineRow]
     """Read one file; rows of the wrong shape come back as quarantine records."""
     path = folder / file_name
     table = Table(path=path, ledger=RowLedger(source_id_of(file_name), FORMAT))
-    if not path.is_file():
+    if not os.path.lexists(path):
         table.present = False
         return table, []
-    lines, undecodable = _lines(path)
+    try:
+        read = read_input(path)
+        lines, undecodable = _lines(read.data)
+        check_rows(len(lines) - 1, path)
+    except InputRefused as refused:
+        table.present, table.refused = False, refused.reason
+        return table, []
+    table.sha256 = read.sha256
     header = _header(lines[0][1]) if lines else []
     table.ledger.rows_in = max(len(lines) - 1, 0)
     return table, _sort_rows(table, header, lines[1:], undecodable)
@@ -148,27 +160,41 @@ def _sort_rows(
     missing = [c for c in REQUIRED_COLUMNS.get(table.name, ()) if c not in index]
     width = len(header)
     rejected: list[QuarantineRow] = []
+    cap = config.MAX_INPUT_FIELD_CHARS
     for number, line in lines:
         bad = number in undecodable
         fields = None if missing or bad else _split(line, width)
-        if fields is None:
-            reason = _rejection(line, width, missing, bad)
+        reason = _rejection(line, width, missing, bad) if fields is None else None
+        if fields is not None and len(line) > cap:
+            reason = _long_field(fields, header, cap)
+        if reason is not None:
             rejected.append(table.ledger.quarantine(number, reason, line, table.name))
         else:
-            table.rows.append(Row(number, line, fields, index))
+            table.rows.append(Row(number, line, fields or [], index))
     return rejected
 
 
+def _long_field(fields: list[str], header: list[str], cap: int) -> str | None:
+    """`csv: field <column> too long (...)` for the first field above the cap, else None."""
+    for column, value in zip(header, fields, strict=True):
+        reason = field_too_long(f"csv: field {column[:50]}", len(value), cap)
+        if reason is not None:
+            return reason
+    return None
+
+
 def missing_file_record(table: Table) -> QuarantineRow:
-    """A table the export should have but does not: reported (in its report too), never fatal."""
-    row = quarantine_row(table.ledger.source_id, None, "csv: file missing", "", table.name)
+    """A table the export should have but does not (or that was refused): reported (in its report
+    too), never fatal; nothing of a refused file is kept."""
+    reason = table.refused or "csv: file missing"
+    row = quarantine_row(table.ledger.source_id, None, reason, "", table.name)
     table.ledger.tally([row])
     return row
 
 
 def source_record(table: Table, source_date: str | None) -> Source:
     """The `sources` row of one file, with its accounting."""
-    return table.ledger.source(str(table.path), file_sha256(str(table.path)), source_date)
+    return table.ledger.source(str(table.path), table.sha256, source_date)
 
 
 class Keyed(NamedTuple):
