@@ -18,6 +18,8 @@ from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.loadouts.stage import loadouts_stage
+from pipeline.matchups.loadout_stage import unit_loadouts_stage
+from pipeline.matchups.stage import matchups_stage
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import previous_release
@@ -48,10 +50,11 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 def run_pipeline(
     inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress, max_row_drop: float | None = None
 ) -> RunResult:
-    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> reference
-    profiles -> integrity -> damage (compute, and the slice against the reference profiles) -> id aliases
-    (against the previous release) -> in a staging folder: store (DuckDB with the damage matrix) -> quality
-    gates (with the release checks) -> publish (files, manifest)."""
+    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> golden
+    loadouts -> reference profiles -> integrity -> damage (compute, and the slice against the reference
+    profiles) -> id aliases (against the previous release) -> in a staging folder: unit matchups (partitions)
+    -> store (DuckDB with the damage matrix) -> quality gates (with the release checks) -> publish (files,
+    manifest)."""
     with open_output(out_dir) as output:
         return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop)
 
@@ -65,8 +68,10 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
         loadouts = loadouts_stage(deduped.dataset)
     with stage("reconcile sources"):
         reconciled = reconcile_stage(loadouts.dataset)
+    with stage("golden loadouts"):
+        golden_loadouts = unit_loadouts_stage(reconciled.dataset)
     with stage("reference profiles"):
-        referenced = reference_stage(reconciled.dataset)
+        referenced = reference_stage(golden_loadouts.dataset)
     with stage("integrity"):
         frames = build_frames(referenced.dataset)
     with stage("damage matrix"):
@@ -79,6 +84,9 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
     publication = output.publication(version)
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
+        with stage("unit matchups"):
+            matchups = matchups_stage(frames, release)
+            frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)
         with stage("quality gates"):
@@ -92,6 +100,8 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
             store=stored,
             quality=quality,
             loadouts=loadouts.report,
+            unit_loadouts=golden_loadouts.report,
+            matchups=matchups.report,
         )
         with stage("publish"):
             published = write_release(release, version, frames, damage, reports, publication, previous)
