@@ -22,7 +22,7 @@ from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.stage import matchups_stage
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
-from pipeline.publish.previous import previous_release
+from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.writer import write_release
 from pipeline.quality.release_checks import check_release
@@ -78,10 +78,10 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
         damage = damage_stage(frames)
         frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
-    previous = previous_release(output.path, version)
+    publication = output.publication(version)
+    previous = PreviousRelease.of(output.path, publication.previous)
     with stage("id aliases"):
         frames = with_id_aliases(frames, previous, version)
-    publication = output.publication(version)
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):

@@ -19,9 +19,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.errors import PublishError
-from pipeline.ids import slug
-from pipeline.publish.formats import feed_rows
-from pipeline.reconcile.factions import NO_FACTION_NAME
+from pipeline.publish.formats import document_factions, faction_document_names, feed_rows
 from pipeline.reconcile.keys import fold
 from pipeline.store.ddl import MODEL_BY_TABLE
 
@@ -211,15 +209,14 @@ def faction_document(faction: str, units: list[Row], found: Lookups) -> Row:
 
 
 def faction_file_names(factions: Iterable[str]) -> dict[str, str]:
-    """Display faction -> file name; two factions whose names slug alike are an error, never an overwrite."""
-    names: dict[str, str] = {}
+    """Display faction -> file name; two factions whose names slug alike are an error, never an overwrite
+    (the release gate `output_names_unique` stops such a run first)."""
+    names = faction_document_names(sorted(set(factions)))
     taken: dict[str, str] = {}
-    for faction in sorted(set(factions)):
-        name = f"{slug(faction)}.json"
-        if name in taken:
-            raise PublishError(f"factions {taken[name]!r} and {faction!r} would both be written to {name}")
-        taken[name] = faction
-        names[faction] = name
+    for faction, name in names.items():
+        if name.casefold() in taken:
+            raise PublishError(f"factions {taken[name.casefold()]!r} and {faction!r} would both be written to {name}")
+        taken[name.casefold()] = faction
     return names
 
 
@@ -229,9 +226,8 @@ def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -
     folder.mkdir(parents=True, exist_ok=True)
     found = lookups(frames)
     by_faction = _grouped(_rows(frames, "units"), "faction")
-    by_faction.pop(NO_FACTION_NAME, None)
     written = []
-    for faction, name in faction_file_names(by_faction).items():
+    for faction, name in faction_file_names(document_factions(frames)).items():
         document = faction_document(faction, by_faction[faction], found)
         (folder / name).write_text(json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
         written.append(name)

@@ -84,6 +84,12 @@ def faction_document_names(factions: Iterable[str]) -> dict[str, str]:
     return {faction: f"{slug(faction)}.json" for faction in factions}
 
 
+def document_factions(frames: Mapping[str, pl.DataFrame]) -> list[str]:
+    """The factions that get a document: every `units.faction` but the pseudo faction of no faction."""
+    units = frames.get("units")
+    return sorted(set(units["faction"].to_list()) - {NO_FACTION_NAME}) if units is not None else []
+
+
 def planned_outputs(frames: Mapping[str, pl.DataFrame]) -> dict[str, list[str]]:
     """Every file a release will hold, by relative path -> what would be written there (one thing
     each, unless two collide: `quality/release_checks.output_names_unique`)."""
@@ -98,8 +104,9 @@ def planned_outputs(frames: Mapping[str, pl.DataFrame]) -> dict[str, list[str]]:
             add(f"feed/{table}.ndjson", f"table {table}")
         add(f"schemas/{table}.schema.json", f"table {table}")
     add("schemas/damage_matrix.schema.json", "table damage_matrix")
-    factions = frames["units"]["faction"].unique().to_list() if "units" in frames else []
-    for faction, name in faction_document_names(f for f in factions if f != NO_FACTION_NAME).items():
+    add("schemas/faction_document.schema.json", "faction document schema")
+    add("feed/index.json", "feed index")
+    for faction, name in faction_document_names(document_factions(frames)).items():
         add(f"feed/factions/{name}", f"faction {faction}")
     return outputs
 

@@ -67,12 +67,12 @@ def build_manifest(
     quality: dict[str, Any],
     reports: dict[str, Any],
     release: Path,
-    previous: str | None = None,
-    changes: dict[str, Any] | None = None,
     publication: dict[str, Any] | None = None,
+    changes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest document (deterministic: no clock, sorted keys). `publication`: the release's
-    sequence number in its output folder and the release it was compared with (`outdir.Publication`)."""
+    sequence number in its output folder and the release it was compared with (`outdir.Publication`);
+    `changes`: rows added, removed and changed per table since that release."""
     sources = frames["sources"].drop("line").to_dicts() if "sources" in frames else []
     return {
         "version": version,
@@ -85,7 +85,6 @@ def build_manifest(
         "reports": reports,
         "files": file_hashes(release),
         "file_sizes": file_sizes(release),
-        "previous_release": previous,
         "changes": changes or {"against": None, "tables": {}},
         "duckdb_contents_sha256": duckdb_content_hashes(release / config.DUCKDB_FILENAME),
     }

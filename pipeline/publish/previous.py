@@ -1,18 +1,17 @@
-"""The release a new one is compared with: the previous release in the same output folder.
+"""The previous release of an output folder as the golden layer reads it: its tables.
 
-Rebuilding the same version (same inputs) compares with what that release was compared with,
-so a rebuild gives the same files and manifest.
+Which release that is (the folder's `latest`, or what a rebuild of `latest`'s own version was compared
+with) is decided by `outdir.OutputFolder.publication`.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from pipeline import config
+from pipeline.publish.outdir import ReleaseInfo
 
 
 @dataclass(frozen=True)
@@ -20,36 +19,11 @@ class PreviousRelease:
     folder: Path
     version: str
 
+    @classmethod
+    def of(cls, out_dir: Path, info: ReleaseInfo | None) -> PreviousRelease | None:
+        return None if info is None else cls((out_dir / info.name).resolve(), info.version)
+
     def table(self, name: str) -> pl.DataFrame | None:
         """A published table of the previous release, or None when it did not publish one."""
         path = self.folder / f"{name}.parquet"
         return pl.read_parquet(path) if path.is_file() else None
-
-    @property
-    def row_counts(self) -> dict[str, int]:
-        counts = _manifest(self.folder).get("row_counts", {})
-        return {str(k): int(v) for k, v in counts.items()} if isinstance(counts, dict) else {}
-
-
-def _manifest(folder: Path) -> dict[str, object]:
-    try:
-        loaded = json.loads((folder / "manifest.json").read_text())
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
-
-
-def previous_release(out_dir: Path, version: str) -> PreviousRelease | None:
-    """`latest` of the output folder; if it is this very version, the release it was compared with."""
-    latest = out_dir / config.LATEST_NAME
-    if not (latest / "manifest.json").is_file():
-        return None
-    folder = latest.resolve()
-    manifest = _manifest(folder)
-    if manifest.get("version") != version:
-        return PreviousRelease(folder, str(manifest.get("version", folder.name)))
-    earlier = manifest.get("previous_release")
-    if not isinstance(earlier, str) or not (out_dir / earlier / "manifest.json").is_file():
-        return None
-    folder = (out_dir / earlier).resolve()
-    return PreviousRelease(folder, str(_manifest(folder).get("version", earlier)))

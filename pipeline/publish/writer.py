@@ -31,7 +31,7 @@ from pipeline.store.ddl import MODEL_BY_TABLE
 
 @dataclass(frozen=True)
 class Published:
-    """What publishing wrote: rows per published table and the manifest."""
+    """What publishing wrote: rows per published table (the feed's slice included) and the manifest."""
 
     row_counts: dict[str, int]
     manifest: dict[str, Any]
@@ -59,8 +59,8 @@ def write_release(
     publication: Publication,
     previous: PreviousRelease | None = None,
 ) -> Published:
-    """Parquet, NDJSON feed, faction documents, feed index, JSON Schemas, manifest (with the reports as
-    given, the release's place in its output folder and the changes since the previous release)."""
+    """Parquet, NDJSON feed, faction documents, feed index, JSON Schemas, manifest (with the reports as given,
+    the release's place in its output folder and what changed since the previous release)."""
     write_parquet_tables(frames, release)
     write_feed(frames, release)
     write_faction_documents(frames, release)
@@ -77,9 +77,8 @@ def write_release(
         quality=reports.quality.as_dict(),
         reports=reports.as_dict(),
         release=release,
-        previous=previous.folder.name if previous is not None else None,
-        changes=change_summary(previous, frames),
         publication=publication.as_dict(),
+        changes=change_summary(previous, frames),
     )
     write_manifest(manifest, release)
     return Published(counts, manifest)

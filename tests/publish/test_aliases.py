@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 
 from pipeline.publish.aliases import RENAMED, SPLIT, with_id_aliases
-from pipeline.publish.previous import PreviousRelease, previous_release
+from pipeline.publish.outdir import ReleaseInfo
+from pipeline.publish.previous import PreviousRelease
 from pipeline.store.ddl import table_schema
 from schemas.golden import IdAlias
 
@@ -67,12 +67,12 @@ def test_without_a_previous_release_only_this_releases_merges(tmp_path: Path) ->
     assert rows.select("old_id", "new_id", "since_version").rows() == [("wh:1", "strat:core:x", NEW)]
 
 
-def test_the_previous_release_of_a_rebuild_is_what_it_was_compared_with(tmp_path: Path) -> None:
+def test_the_previous_release_is_read_from_the_output_folder(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    for version, previous in ((OLD, None), (NEW, OLD)):
-        (out / version).mkdir(parents=True)
-        (out / version / "manifest.json").write_text(json.dumps({"version": version, "previous_release": previous}))
-    (out / "latest").symlink_to(NEW)
-    assert previous_release(out, "v000000000003") == PreviousRelease((out / NEW).resolve(), NEW)
-    assert previous_release(out, NEW) == PreviousRelease((out / OLD).resolve(), OLD)  # rebuilding NEW
-    assert previous_release(tmp_path / "empty", NEW) is None
+    (out / NEW).mkdir(parents=True)
+    _units({"unit:a:x": ["d1"]}).write_parquet(out / NEW / "units.parquet")
+    info = ReleaseInfo(name=NEW, version=NEW, sequence=2, previous=OLD, row_counts={}, curated={})
+    previous = PreviousRelease.of(out, info)
+    assert previous == PreviousRelease((out / NEW).resolve(), NEW)
+    assert previous.table("units") is not None and previous.table("id_aliases") is None
+    assert PreviousRelease.of(out, None) is None

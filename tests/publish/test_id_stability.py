@@ -62,7 +62,9 @@ def test_each_manifest_names_the_release_it_was_compared_with(runs: list[RunResu
         manifest = _manifest(later)
         changes = manifest["changes"]
         assert isinstance(changes, dict)
-        assert (manifest["previous_release"], changes["against"]) == (earlier.version, earlier.version)
+        publication = manifest["publication"]
+        assert isinstance(publication, dict)
+        assert (publication["previous"], changes["against"]) == (earlier.version, earlier.version)
     units = _manifest(runs[2])["changes"]["tables"]["units"]  # type: ignore[index]
     assert units["removed"] == len(set(_units(runs[1])) - set(_units(runs[2])))
-    assert _manifest(runs[0])["previous_release"] is None
+    assert _manifest(runs[0])["publication"] == {"sequence": 1, "previous": None}
