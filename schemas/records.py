@@ -119,6 +119,10 @@ class ModelProfile(DefensiveProfile):
     stats_from: str | None = Field(
         default=None, description="Where NULL stats were filled from (reconcile): sources and fields."
     )
+    halve_damage: bool = Field(
+        default=False, description="Attacks allocated to the model have their Damage halved (rounding up)."
+    )
+    halve_damage_source: str | None = Field(default=None, description="Ability text halve_damage was derived from.")
 
 
 class ReferenceProfile(DefensiveProfile):

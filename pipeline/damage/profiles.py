@@ -23,11 +23,12 @@ WEAPON_KEY: tuple[str, ...] = (
     "dmg_plus",
     "blast", "rapid_fire", "sustained_hits", "lethal_hits", "twin_linked", "devastating_wounds", "heavy",
     "lance", "mel_n", "mel_sides", "mel_plus", "ignores_cover", "indirect_fire", "hazardous",
+    "att_n", "att_sides", "att_plus", "sus_n", "sus_sides", "sus_plus", "rf_n", "rf_sides", "rf_plus",
 )  # fmt: skip
 
 #: Target columns every weapon needs (the key of a "base" defensive profile).
 TARGET_BASE_KEY: tuple[str, ...] = (
-    "toughness", "save", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction", "stealth",
+    "toughness", "save", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction", "halve", "stealth",
 )  # fmt: skip
 
 #: Plus the columns only Blast and Anti weapons read (and one `has_<KEYWORD>` per anti keyword).
@@ -93,7 +94,11 @@ def prepare_weapons(weapons: pl.DataFrame, weapon_abilities: pl.DataFrame) -> We
     if attacks is None or attacks.null_count():
         attacks = pl.Series([parse_dice(t).mean for t in weapons["attacks"]], dtype=pl.Float64)
     skill_null = frame["skill"].is_null() & ~frame["torrent"]
-    dice = [_dice_columns(frame["damage"], "dmg"), _dice_columns(frame["strength"].cast(pl.String), "str")]
+    dice = [
+        _dice_columns(frame["damage"], "dmg"),
+        _dice_columns(frame["strength"].cast(pl.String), "str"),
+        _dice_columns(frame["attacks"], "att"),
+    ]
     frame = pl.concat([frame, *dice], how="horizontal").with_columns(
         attacks.alias("attacks_mean"),
         (pl.col("kind") == "ranged").alias("ranged"),
@@ -108,12 +113,17 @@ def prepare_weapons(weapons: pl.DataFrame, weapon_abilities: pl.DataFrame) -> We
     return WeaponProfiles(ids, distinct, abilities, int(skill_null.sum()), from_lists)
 
 
+def _optional(frame: pl.DataFrame, column: str, dtype: type[pl.DataType]) -> pl.Expr:
+    """A column some producers leave out (reference profiles have no `invuln_melee`): NULL when absent."""
+    return pl.col(column) if column in frame.columns else pl.lit(None, dtype=dtype).alias(column)
+
+
 def _target_columns(targets: pl.DataFrame, anti_keywords: list[str]) -> list[pl.Expr]:
     """Expressions that turn a target row into its defensive key columns."""
     keywords = pl.col("keywords").fill_null(pl.lit([], dtype=pl.List(pl.String)))
     stealth = pl.col("stealth").fill_null(False) if "stealth" in targets.columns else pl.lit(False)
     condition, invuln = pl.col("invuln_condition"), pl.col("invuln").fill_null(NO_INVULN)
-    melee = pl.col("invuln_melee") if "invuln_melee" in targets.columns else pl.lit(None, dtype=pl.Int64)
+    melee = _optional(targets, "invuln_melee", pl.Int64)
     return [
         pl.when(condition.is_null() | (condition == "ranged")).then(invuln).otherwise(NO_INVULN).alias("inv_ranged"),
         pl.coalesce(melee, pl.when(condition.is_null() | (condition == "melee")).then(invuln).otherwise(NO_INVULN))
@@ -121,6 +131,7 @@ def _target_columns(targets: pl.DataFrame, anti_keywords: list[str]) -> list[pl.
         .alias("inv_melee"),
         pl.col("fnp").fill_null(NO_FNP).alias("fnp"),
         pl.col("damage_reduction").fill_null(0).alias("reduction"),
+        _optional(targets, "halve_damage", pl.Boolean).fill_null(False).alias("halve"),
         (pl.col("unit_size").fill_null(1) // 5).alias("blast_bonus"),
         stealth.alias("stealth"),
         *[keywords.list.contains(k).alias(f"has_{k}") for k in anti_keywords],
