@@ -443,6 +443,10 @@ class DamageCell(Record):
     damage_capped: float
     self_mortal_wounds: float
     damage_per_100_points: float | None = None
+    models_slain: float = Field(
+        default=0.0, description="Expected models slain by one model's attacks against a unit of unit_size models."
+    )
+    wounds_lost: float = Field(default=0.0, description="Expected wounds that unit loses (at most unit_size x W).")
 
 
 LoadoutMethod = Literal["text", "every weapon", "bsdata defaults"]

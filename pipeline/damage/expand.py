@@ -23,6 +23,7 @@ from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
+from pipeline.damage.unit_results import UNIT_OUTPUTS
 from pipeline.runtime import available_cpus
 
 PARQUET_DIR = "damage_matrix"
@@ -119,7 +120,7 @@ class DamageComputation:
         """Gather one scenario's outputs (into `buffers` when given: no fresh memory per scenario)."""
         rows = self.effective_keys[scenario]
         columns = {}
-        for name in OUTPUTS:
+        for name in (*OUTPUTS, *UNIT_OUTPUTS):
             block = self.blocks[name] if targets is None else self.blocks[name][:, targets]
             out = None if buffers is None else buffers.setdefault(name, np.empty((len(rows), block.shape[1])))
             columns[name] = np.take(block, rows, axis=0, out=out).ravel()
@@ -128,8 +129,9 @@ class DamageComputation:
         damage_per_100 = (columns["damage"].reshape(len(rows), width) * per_100[:, None]).ravel()
         return self._ids(targets).with_columns(
             pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
-            *[pl.Series(name, values) for name, values in columns.items()],
+            *[pl.Series(name, columns[name]) for name in OUTPUTS],
             pl.Series("damage_per_100_points", damage_per_100, nan_to_null=True),
+            *[pl.Series(name, columns[name]) for name in UNIT_OUTPUTS],
         )
 
     def matrix(self, scenario: str, profile_ids: Sequence[str] | None = None) -> pl.DataFrame:

@@ -34,6 +34,9 @@ TARGET_BASE_KEY: tuple[str, ...] = (
 #: Plus the columns only Blast and Anti weapons read (and one `has_<KEYWORD>` per anti keyword).
 TARGET_KEY: tuple[str, ...] = (*TARGET_BASE_KEY, "blast_bonus")
 
+#: Plus the unit's size: what `models_slain` / `wounds_lost` read (`unit_keys.py` splits it further).
+TARGET_UNIT_KEY: tuple[str, ...] = (*TARGET_KEY, "models")
+
 NO_INVULN = 7  # a 7+ save never succeeds: "no invulnerable save"
 NO_FNP = 7
 
@@ -54,12 +57,14 @@ class TargetProfiles:
     """profile_id -> tkey and tkey_base (sorted by tkey, profile_id), and the distinct profiles.
 
     `profiles` (keyed by tkey) holds every column; `base` (keyed by tkey_base) only
-    TARGET_BASE_KEY, enough for weapons without Blast or Anti: fewer pairs to compute.
+    TARGET_BASE_KEY, enough for weapons without Blast or Anti: fewer pairs to compute;
+    `units` (keyed by tkey_unit) adds the unit size for the unit-level outputs.
     """
 
     ids: pl.DataFrame
     profiles: pl.DataFrame
     base: pl.DataFrame
+    units: pl.DataFrame
     skipped: list[str]
     duplicates: int
 
@@ -133,6 +138,7 @@ def _target_columns(targets: pl.DataFrame, anti_keywords: list[str]) -> list[pl.
         pl.col("damage_reduction").fill_null(0).alias("reduction"),
         _optional(targets, "halve_damage", pl.Boolean).fill_null(False).alias("halve"),
         (pl.col("unit_size").fill_null(1) // 5).alias("blast_bonus"),
+        pl.col("unit_size").fill_null(1).alias("models"),
         stealth.alias("stealth"),
         *[keywords.list.contains(k).alias(f"has_{k}") for k in anti_keywords],
     ]
@@ -147,5 +153,9 @@ def prepare_targets(targets: pl.DataFrame, anti_keywords: list[str]) -> TargetPr
     key = [*TARGET_KEY, *[f"has_{k}" for k in anti_keywords]]
     ids, distinct = _assign_keys(usable, "profile_id", key, "tkey")
     base_ids, base = _assign_keys(usable, "profile_id", list(TARGET_BASE_KEY), "tkey_base")
-    ids = ids.join(base_ids, on="profile_id", how="left").sort("tkey", "profile_id")
-    return TargetProfiles(ids, distinct, base, skipped, targets.height - unique.height)
+    unit_key = [*TARGET_UNIT_KEY, *[f"has_{k}" for k in anti_keywords]]
+    unit_ids, units = _assign_keys(usable, "profile_id", unit_key, "tkey_unit")
+    ids = ids.join(base_ids, on="profile_id", how="left").join(unit_ids, on="profile_id", how="left")
+    return TargetProfiles(
+        ids.sort("tkey", "profile_id"), distinct, base, units, skipped, targets.height - unique.height
+    )
