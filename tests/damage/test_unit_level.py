@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS
+from schemas.records import ModelProfile, Weapon
 from tests.damage import builders
 from tests.damage.builders import cell, target, weapon
 from tests.damage.test_simulator import _random_target, _random_weapon
@@ -94,7 +95,7 @@ CELLS = 200
 SEED = 20240613
 
 
-def _oracle_cells() -> list[tuple[Any, Any, str, bool]]:
+def _oracle_cells() -> list[tuple[Weapon, ModelProfile, bool, str]]:
     rng = random.Random(SEED)
     specs = [_random_weapon(rng, i) for i in range(50)]
     weapons = [builders.weapon(s["weapon_id"], **{k: v for k, v in s.items() if k != "weapon_id"}) for s in specs]

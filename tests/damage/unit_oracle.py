@@ -8,6 +8,8 @@ engine's inputs.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pipeline.units import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, compute_matchups
 from pipeline.units import Weapon as UnitWeapon
 from schemas.dice import parse_dice
@@ -22,8 +24,8 @@ _FLAGS = ("torrent", "lethal_hits", "devastating_wounds", "twin_linked", "blast"
 def unit_weapon(weapon: Weapon) -> UnitWeapon:
     """The weapon record as the unit engine reads it (the strongest of repeated abilities, like the engine)."""
     rows = typed_rows(weapon)
-    flags = {f: any(r["ability"] == f for r in rows) for f in _FLAGS}
-    dice = {}
+    flags: dict[str, Any] = {f: any(r["ability"] == f for r in rows) for f in _FLAGS}
+    dice: dict[str, Any] = {}
     for name in ("sustained_hits", "rapid_fire", "melta"):
         values = [parse_dice(r["value"]) for r in rows if r["ability"] == name]
         dice[name] = max(values, key=lambda d: d.mean) if values else None
