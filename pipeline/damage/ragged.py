@@ -62,8 +62,9 @@ def concat(parts: list[tuple[IntArray, Ragged]], count: int) -> Ragged:
 def pair_dots(left: Ragged, rights: tuple[Ragged, ...], left_keys: IntArray, right_keys: IntArray) -> list[FloatArray]:
     """For each pair i and each right table set: sum over left's cells (n, c) of left[n, c] * right[n, c].
 
-    Every right table must cover the left table of its pair (rows and cols at least as large). Pairs are
-    taken in groups of one left shape, so each group is a dense [pairs, rows, cols] gather.
+    Every right table must cover the left table of its pair (rows and cols at least as large), and the
+    right table sets share one layout (offsets, rows, cols). Pairs are taken in groups of one left shape,
+    so each group is a dense [pairs, rows, cols] gather.
     """
     results = [np.zeros(len(left_keys)) for _ in rights]
     rows, cols = left.rows[left_keys], left.cols[left_keys]
@@ -88,8 +89,6 @@ def _dense_dots(
     """Dots of pairs whose left tables are all rows x cols."""
     weights = left.values[left.offsets[lk][:, None] + np.arange(rows * cols)[None, :]]
     n, c = np.arange(rows)[None, :, None], np.arange(cols)[None, None, :]
-    out = []
-    for right in rights:
-        index = right.offsets[rk][:, None, None] + n * right.cols[rk][:, None, None] + c
-        out.append(np.einsum("pk,pk->p", weights, right.values[index.reshape(len(lk), -1)]))
-    return out
+    layout = rights[0]
+    index = (layout.offsets[rk][:, None, None] + n * layout.cols[rk][:, None, None] + c).reshape(len(lk), -1)
+    return [np.einsum("pk,pk->p", weights, np.take(right.values, index)) for right in rights]
