@@ -90,8 +90,9 @@ def unit_blocks(
 
     target_rows = targets.ids.join(units.select("tkey_unit").with_row_index("_u"), on="tkey_unit", how="left")
     unit_of_row = target_rows["_u"].cast(pl.Int64).to_numpy()
-    # weapons are in ekey order 0..count-1: row i is effective key i
-    cell_pair = np.take(np.take(pair_of, part_of, axis=0), unit_of_row, axis=1)
-    blocks = {name: np.take(values, cell_pair) for name, values in zip(UNIT_OUTPUTS, results, strict=True)}
+    blocks = {  # [weapon part, target part] first, then rows (effective keys 0..count-1) and target columns
+        name: np.take(np.take(np.take(values, pair_of), part_of, axis=0), unit_of_row, axis=1)
+        for name, values in zip(UNIT_OUTPUTS, results, strict=True)
+    }
     sizes = UnitKeyCounts(len(parts), units.height, counts.frame.height, losses.frame.height, len(pair_ck))
     return blocks, sizes
