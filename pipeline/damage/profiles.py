@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from pipeline.damage.abilities import AbilityColumns, complete_abilities, weapon_ability_columns
@@ -80,6 +82,13 @@ def _dice_columns(texts: pl.Series, prefix: str) -> pl.DataFrame:
         },
         schema={f"{prefix}_n": pl.Int64, f"{prefix}_sides": pl.Int64, f"{prefix}_plus": pl.Int64},
     )
+
+
+def distinct_rows(frame: pl.DataFrame, columns: list[str]) -> tuple[pl.DataFrame, npt.NDArray[np.int64]]:
+    """Distinct rows of `columns` (first-seen order) and each row's index among them."""
+    distinct = frame.select(columns).unique(maintain_order=True).with_row_index("_key")
+    index = frame.select(columns).join(distinct, on=columns, how="left", maintain_order="left", nulls_equal=True)
+    return distinct.drop("_key"), index["_key"].cast(pl.Int64).to_numpy()
 
 
 def _assign_keys(frame: pl.DataFrame, id_col: str, key: list[str], key_name: str) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from pipeline.damage.dice_tables import MAX_TOUGHNESS, WOUND_NEEDS
+from pipeline.damage.profiles import distinct_rows
 from pipeline.damage.ragged import FloatArray, IntArray
 from pipeline.damage.wound_counts import COUNT_COLUMNS
 
@@ -45,13 +46,6 @@ TARGET_LOSS_PART: tuple[str, ...] = (
 )  # fmt: skip
 
 _NO_CRIT = 7
-
-
-def distinct_rows(frame: pl.DataFrame, columns: list[str]) -> tuple[pl.DataFrame, IntArray]:
-    """Distinct rows of `columns` (first-seen order) and each row's index among them."""
-    distinct = frame.select(columns).unique(maintain_order=True).with_row_index("_key")
-    index = frame.select(columns).join(distinct, on=columns, how="left", maintain_order="left", nulls_equal=True)
-    return distinct.drop("_key"), index["_key"].cast(pl.Int64).to_numpy()
 
 
 def _codes(columns: list[IntArray], radices: list[int]) -> IntArray:

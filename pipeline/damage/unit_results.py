@@ -18,7 +18,7 @@ import polars as pl
 
 from pipeline.damage.effective import EffectiveWeapons
 from pipeline.damage.engine import DamageKeys
-from pipeline.damage.profiles import TargetProfiles
+from pipeline.damage.profiles import TargetProfiles, distinct_rows
 from pipeline.damage.ragged import FloatArray, pair_dots
 from pipeline.damage.unit_keys import (
     TARGET_COUNT_PART,
@@ -26,7 +26,6 @@ from pipeline.damage.unit_keys import (
     WEAPON_COUNT_PART,
     WEAPON_LOSS_PART,
     count_keys,
-    distinct_rows,
     loss_keys,
     unique_grid,
 )

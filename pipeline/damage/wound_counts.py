@@ -14,10 +14,13 @@ are dropped, as in the unit engine.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
 from pipeline.damage.dice_tables import dice_pmf
+from pipeline.damage.profiles import distinct_rows
 from pipeline.damage.ragged import FloatArray, IntArray, Ragged, concat, from_padded
 
 TAIL = 1e-16
@@ -39,17 +42,17 @@ COUNT_COLUMNS: tuple[str, ...] = (
 def _pmf_rows(frame: pl.DataFrame, prefix: str) -> tuple[FloatArray, IntArray]:
     """P(dice = k) per row for `<prefix>_n/_sides/_plus`, padded; and each row's maximum."""
     dice = frame.select(f"{prefix}_n", f"{prefix}_sides", f"{prefix}_plus").to_numpy()
-    distinct, index = np.unique(dice, axis=0, return_inverse=True)
-    maxima = distinct[:, 0] * distinct[:, 1] + distinct[:, 2]
-    table = np.zeros((len(distinct), int(maxima.max(initial=0)) + 1))
-    for row, (n, sides, plus) in enumerate(distinct.tolist()):
-        pmf = dice_pmf(n, sides, plus)
+    maxima = dice[:, 0] * dice[:, 1] + dice[:, 2]
+    table = np.zeros((len(dice), int(maxima.max(initial=0)) + 1))
+    cache: dict[tuple[int, int, int], FloatArray] = {}
+    for row, key in enumerate(map(tuple, dice.tolist())):
+        pmf = cache[key] if key in cache else cache.setdefault(key, dice_pmf(*key))
         table[row, : len(pmf)] = pmf
-    return table[index.ravel()], maxima[index.ravel()]
+    return table, maxima
 
 
 def attack_pmfs(frame: pl.DataFrame) -> tuple[FloatArray, IntArray]:
-    """P(A = a) per key: Attacks dice (+ Blast's bonus, folded into att_plus) convolved with Rapid Fire dice."""
+    """P(A = a) per row: Attacks dice (+ Blast's bonus, folded into att_plus) convolved with Rapid Fire dice."""
     attacks, att_max = _pmf_rows(frame, "att")
     rapid, rf_max = _pmf_rows(frame, "rf")
     total = np.zeros((frame.height, attacks.shape[1] + rapid.shape[1] - 1))
@@ -142,11 +145,11 @@ KERNEL_COLUMNS: tuple[str, ...] = tuple(c for c in COUNT_COLUMNS if not c.starts
 
 def count_pmfs(frame: pl.DataFrame) -> Ragged:
     """The (normal, devastating) wound pmf of every count key (rows of `frame`, COUNT_COLUMNS)."""
-    attacks, maxima = attack_pmfs(frame)
-    kernel_rows = frame.select(KERNEL_COLUMNS)
-    distinct = kernel_rows.unique(maintain_order=True).with_row_index("_kernel")
-    index = kernel_rows.join(distinct, on=list(KERNEL_COLUMNS), how="left", maintain_order="left")["_kernel"]
-    kernels = attack_kernels(distinct)[index.cast(pl.Int64).to_numpy()]
+    attack_rows, attack_of = distinct_rows(frame, [c for c in COUNT_COLUMNS if c.startswith(("att_", "rf_"))])
+    attack_table, attack_max = attack_pmfs(attack_rows)
+    attacks, maxima = _Rows(attack_table, attack_of), attack_max[attack_of]
+    kernel_rows, kernel_of = distinct_rows(frame, list(KERNEL_COLUMNS))
+    kernels = _Rows(attack_kernels(kernel_rows), kernel_of)
     sustained = (frame["sus_n"] * frame["sus_sides"] + frame["sus_plus"]).to_numpy()
     dev = frame["dev"].to_numpy()
     bucket = np.searchsorted(np.array(_ATTACK_BUCKETS), maxima)
@@ -162,8 +165,20 @@ def _bucket_max(bucket: int, maxima: IntArray) -> int:
     return _ATTACK_BUCKETS[bucket] if bucket < len(_ATTACK_BUCKETS) else int(maxima.max())
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """Rows of a table of distinct values, per key: `table[of[key]]`."""
+
+    table: FloatArray
+    of: IntArray
+
+    def __getitem__(self, keys: IntArray) -> FloatArray:
+        rows: FloatArray = self.table[self.of[keys]]
+        return rows
+
+
 def _group(
-    attacks: FloatArray, kernels: FloatArray, members: IntArray, a_max: int, x_max: int, dev: bool
+    attacks: _Rows, kernels: _Rows, members: IntArray, a_max: int, x_max: int, dev: bool
 ) -> list[tuple[IntArray, Ragged]]:
     """Pmfs of keys sharing an attack bucket, a Sustained maximum and Devastating Wounds (chunked by memory)."""
     rows = a_max * (x_max + 1) + 1
