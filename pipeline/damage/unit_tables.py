@@ -30,7 +30,6 @@ LOSS_COLUMNS: tuple[str, ...] = (
 BATCH_CELLS = 1 << 22
 
 _STATE_BUCKETS = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256)
-_COL_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 _DICE = ["dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus"]
 
@@ -66,13 +65,13 @@ def loss_tables(frame: pl.DataFrame) -> tuple[Ragged, Ragged]:
     wounds, models = frame["wounds"].to_numpy(), frame["models"].to_numpy()
     rows, cols = frame["rows"].to_numpy(), frame["cols"].to_numpy()
     states = np.array([_bucket(int(s), _STATE_BUCKETS) for s in (wounds * models + 1).tolist()], dtype=np.int64)
-    col_bucket = np.array([_bucket(int(c), _COL_BUCKETS) for c in cols.tolist()], dtype=np.int64)
+    devastating = (cols > 1).astype(np.int64)  # only keys paired with Devastating Wounds need cols > 1
     longest = np.maximum(1, np.count_nonzero(np.cumsum(lost[:, ::-1], axis=1)[:, ::-1] > 0, axis=1))
     slain_parts, lost_parts = [], []
-    for s, c in np.unique(np.stack([states, col_bucket], axis=1), axis=0).tolist() if frame.height else []:
-        members = np.flatnonzero((states == s) & (col_bucket == c))
+    for s, d in np.unique(np.stack([states, devastating], axis=1), axis=0).tolist() if frame.height else []:
+        members = np.flatnonzero((states == s) & (devastating == d))
         members = members[np.argsort(rows[members], kind="stable")]  # batches of similar heights
-        size = max(1, BATCH_CELLS // (s * (int(rows[members].max()) + c + lost.shape[1])))
+        size = max(1, BATCH_CELLS // (s * (int(rows[members].max()) + int(cols[members].max()) + lost.shape[1])))
         for start in range(0, len(members), size):
             ids = members[start : start + size]
             j = int(longest[ids].max())
