@@ -5,7 +5,7 @@
 damage), then times `damage_stage(frames)` (median of RUNS; wall and process CPU,
 since the 2-core machine is shared), its two parts — the per-weapon engine on
 distinct profiles (`build_blocks`) and the unit outputs `models_slain` /
-`wounds_lost` (`unit_blocks`) — and writing every scenario to Parquet once.
+`wounds_lost` (`unit_grid`) — and writing every scenario to Parquet once.
 It prints and returns the figures with the distinct unit keys (report fields
 `unit_*`). Run alone: `python -m bench.damage_corpora`.
 """
@@ -30,7 +30,7 @@ from pipeline.damage.profiles import prepare_targets, prepare_weapons
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.scenarios import SCENARIOS, resolve_scenarios
 from pipeline.damage.stage import damage_stage, targets_of
-from pipeline.damage.unit_results import unit_blocks
+from pipeline.damage.unit_results import unit_grid
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.sources.registry import read_inputs
@@ -71,7 +71,7 @@ def _parts(frames: dict[str, pl.DataFrame]) -> dict[str, Any]:
     keys = damage_keys([g.profiles for g in effective.groups], targets.profiles)
     return {
         "per_weapon_engine": _timed(lambda: build_blocks(effective, targets, keys)),
-        "unit_outputs": _timed(lambda: unit_blocks(effective, targets, keys, anti)),
+        "unit_outputs": _timed(lambda: unit_grid(effective, targets, keys, anti)),
     }
 
 

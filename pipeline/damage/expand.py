@@ -23,7 +23,7 @@ from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
-from pipeline.damage.unit_results import UNIT_OUTPUTS
+from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitGrid
 from pipeline.runtime import available_cpus
 
 PARQUET_DIR = "damage_matrix"
@@ -82,6 +82,7 @@ class DamageComputation:
         weapons: pl.DataFrame,
         targets: pl.DataFrame,
         blocks: dict[str, FloatArray],
+        unit: UnitGrid,
         effective_keys: dict[str, IntArray],
         scenarios: Sequence[Scenario],
         report: DamageReport,
@@ -89,6 +90,7 @@ class DamageComputation:
         self.weapons = weapons  # weapon_id, wkey, cost_per_model; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
         self.blocks = blocks
+        self.unit = unit  # models_slain / wounds_lost, gathered per scenario
         self.effective_keys = effective_keys  # scenario -> effective key of each weapon row
         self.scenarios = list(scenarios)
         self.report = report
@@ -120,10 +122,12 @@ class DamageComputation:
         """Gather one scenario's outputs (into `buffers` when given: no fresh memory per scenario)."""
         rows = self.effective_keys[scenario]
         columns = {}
-        for name in (*OUTPUTS, *UNIT_OUTPUTS):
+        for name in OUTPUTS:
             block = self.blocks[name] if targets is None else self.blocks[name][:, targets]
             out = None if buffers is None else buffers.setdefault(name, np.empty((len(rows), block.shape[1])))
             columns[name] = np.take(block, rows, axis=0, out=out).ravel()
+        for name in UNIT_OUTPUTS:
+            columns[name] = self.unit.gather(name, rows, targets, buffers).ravel()
         per_100 = 100.0 / self.weapons["cost_per_model"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         width = self.targets.height if targets is None else len(targets)
         damage_per_100 = (columns["damage"].reshape(len(rows), width) * per_100[:, None]).ravel()

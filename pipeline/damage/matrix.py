@@ -28,7 +28,7 @@ from pipeline.damage.inputs import per_model_cost
 from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_targets, prepare_weapons
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
-from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitKeyCounts, unit_blocks
+from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitKeyCounts, unit_grid
 
 __all__ = [
     "MATRIX_COLUMNS",
@@ -68,11 +68,11 @@ def prepare_damage(
     effective = effective_weapons(w.profiles, resolved, w.abilities.anti_keywords)
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
     blocks = build_blocks(effective, t, keys)
-    unit, unit_counts = unit_blocks(effective, t, keys, w.abilities.anti_keywords)
+    unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
     weapon_ids = w.ids.join(per_model_cost(points), on="datasheet_id", how="left").sort("wkey", "weapon_id")
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
     report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
-    return DamageComputation(weapon_ids, t.ids, {**blocks, **unit}, effective_keys, resolved, report)
+    return DamageComputation(weapon_ids, t.ids, blocks, unit, effective_keys, resolved, report)
 
 
 def _report(

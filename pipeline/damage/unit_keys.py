@@ -8,8 +8,8 @@
   (as the Critical Wound threshold).
 - A **loss key**: what one wound does and how much the unit can lose. It reads
   the save roll needed (Sv, AP, cover, the invulnerable save of the weapon's
-  kind), the Damage and Melta dice, halve damage, damage reduction, FNP, W and
-  unit_size.
+  kind), the pmf of wounds lost per damaging wound (Damage and Melta dice, halve
+  damage, damage reduction, FNP), W and unit_size.
 
 A cell is one (count key, loss key) pair: its outputs are the count pmf dotted
 with the loss key's tables (`unit_results.py`). Keys are found on grids of
@@ -27,6 +27,7 @@ import polars as pl
 from pipeline.damage.dice_tables import MAX_TOUGHNESS, WOUND_NEEDS
 from pipeline.damage.profiles import distinct_rows
 from pipeline.damage.ragged import FloatArray, IntArray
+from pipeline.damage.unit_tables import lost_pmfs
 from pipeline.damage.wound_counts import COUNT_COLUMNS
 
 #: Effective weapon columns the count key reads (plus every `anti_<KEYWORD>`).
@@ -70,26 +71,36 @@ def unique_grid(code: IntArray) -> tuple[IntArray, IntArray]:
     return inverse.reshape(code.shape).astype(np.int64), first.astype(np.int64)
 
 
+def need_classes(needs: FloatArray) -> IntArray:
+    """[strength key, Toughness] -> id of its wound-need distribution: S4 against T5, T6 or T7 is one class."""
+    _, classes = np.unique(needs, axis=0, return_inverse=True)
+    return classes.reshape(-1, MAX_TOUGHNESS + 1).astype(np.int64)
+
+
 def count_keys(weapons: pl.DataFrame, targets: pl.DataFrame, anti: list[str], needs: FloatArray) -> KeyGrid:
-    """Count keys of distinct weapon count parts x distinct target count parts, with COUNT_COLUMNS."""
+    """Count keys of distinct weapon count parts x distinct target count parts, with COUNT_COLUMNS.
+
+    Strength and Toughness enter only as the wound-need distribution they give (`need_classes`).
+    """
     w = {c: weapons[c].to_numpy() for c in weapons.columns}
     t = {c: targets[c].to_numpy() for c in targets.columns}
     attacks = (w["att_n"] * w["att_sides"] + w["att_plus"] + w["rf_n"] * w["rf_sides"] + w["rf_plus"] > 0)[:, None]
     crit = np.full((weapons.height, targets.height), 6)
     for k in anti:
         crit = np.minimum(crit, np.where(t[f"has_{k}"][None, :], w[f"anti_{k}"][:, None], _NO_CRIT))
-    toughness = np.clip(t["toughness"], 1, MAX_TOUGHNESS)[None, :]
+    toughness = np.broadcast_to(np.clip(t["toughness"], 1, MAX_TOUGHNESS)[None, :], crit.shape)
+    classes = need_classes(needs)
+    need = classes[w["sk"][:, None], toughness]
     stealth = t["stealth"][None, :] & w["ranged"][:, None] & ~w["auto_hit"][:, None]
     bonus = np.where(w["blast"][:, None], t["blast_bonus"][None, :], 0)
-    grid = [
-        np.where(attacks, v, d) for v, d in ((toughness, 0), (stealth, 0), (bonus, 0), (crit, 6))
-    ]  # no attack: one key
-    weapon_index = np.broadcast_to(np.arange(weapons.height)[:, None], crit.shape)
-    radices = [max(1, weapons.height), MAX_TOUGHNESS + 1, 2, int(bonus.max(initial=0)) + 1, _NO_CRIT + 1]
+    grid = [np.where(attacks, v, d) for v, d in ((need, 0), (stealth, 0), (bonus, 0), (crit, 6))]  # no attack: one key
+    _, base = distinct_rows(weapons, [c for c in weapons.columns if c != "sk"])
+    weapon_index = np.broadcast_to(base[:, None], crit.shape)
+    radices = [int(base.max(initial=0)) + 1, int(classes.max(initial=0)) + 1, 2, int(bonus.max(initial=0)) + 1, _NO_CRIT + 1]
     of, first = unique_grid(_codes([weapon_index, *grid], radices))
-    toughness_at, stealth_at, bonus_at, crit_at = (g.ravel()[first] for g in grid)
+    _, stealth_at, bonus_at, crit_at = (g.ravel()[first] for g in grid)
     rows = weapons[first // crit.shape[1]]
-    return KeyGrid(of, _count_frame(rows, toughness_at, stealth_at, bonus_at, crit_at, needs))
+    return KeyGrid(of, _count_frame(rows, toughness.ravel()[first], stealth_at, bonus_at, crit_at, needs))
 
 
 def _count_frame(
@@ -114,17 +125,37 @@ def _count_frame(
     return frame.select(COUNT_COLUMNS)
 
 
-def loss_keys(weapons: pl.DataFrame, targets: pl.DataFrame) -> KeyGrid:
-    """Loss keys of distinct weapon loss parts x distinct target loss parts (LOSS_COLUMNS but rows/cols)."""
+@dataclass(frozen=True)
+class LossKeys:
+    """Loss keys (`grid.frame`: lost_class, need, wounds, models) and the loss pmf of each lost class."""
+
+    grid: KeyGrid
+    lost: FloatArray
+
+
+def loss_keys(weapons: pl.DataFrame, targets: pl.DataFrame) -> LossKeys:
+    """Loss keys of distinct weapon loss parts x distinct target loss parts.
+
+    The Damage side enters only as the pmf of wounds lost per damaging wound (`lost_pmfs`): D1 against
+    -1 damage or halving is still D1, so those share a class.
+    """
     dice, dice_of = distinct_rows(weapons, ["dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus"])
-    defence, defence_of = distinct_rows(targets, ["halve", "reduction", "fnp", "wounds", "models"])
+    damage, damage_of = distinct_rows(targets, ["halve", "reduction", "fnp"])
+    lost = lost_pmfs(dice.join(damage, how="cross", maintain_order="left_right"))
+    table, classes = np.unique(lost, axis=0, return_inverse=True)
+    lost_class = classes.reshape(dice.height, damage.height)
     w = {c: weapons[c].to_numpy()[:, None] for c in ("ranged", "ap", "cover")}
-    t = {c: targets[c].to_numpy()[None, :] for c in ("save", "inv_ranged", "inv_melee")}
+    t = {c: targets[c].to_numpy()[None, :] for c in ("save", "inv_ranged", "inv_melee", "wounds", "models")}
     cover = w["cover"] & ~((t["save"] <= 3) & (w["ap"] == 0))
     armour = np.clip(t["save"] - w["ap"] - cover, 2, 7)
     need = np.minimum(armour, np.where(w["ranged"], t["inv_ranged"], t["inv_melee"]))
-    grid = [np.broadcast_to(dice_of[:, None], need.shape), np.broadcast_to(defence_of[None, :], need.shape), need]
-    of, first = unique_grid(_codes(grid, [max(1, dice.height), max(1, defence.height), 8]))
-    parts = [g.ravel()[first] for g in grid]
-    frame = pl.concat([dice[parts[0]], defence[parts[1]]], how="horizontal")
-    return KeyGrid(of, frame.with_columns(pl.Series("need", parts[2])))
+    shape = need.shape
+    grid = [
+        lost_class[dice_of[:, None], damage_of[None, :]],
+        need,
+        *(np.broadcast_to(t[c], shape) for c in ("wounds", "models")),
+    ]
+    radices = [len(table), 8, int(t["wounds"].max(initial=0)) + 1, int(t["models"].max(initial=0)) + 1]
+    of, first = unique_grid(_codes(grid, radices))
+    columns = {name: g.ravel()[first] for name, g in zip(("lost_class", "need", "wounds", "models"), grid, strict=True)}
+    return LossKeys(KeyGrid(of, pl.DataFrame(columns)), table)

@@ -21,10 +21,7 @@ from pipeline.damage.dice_tables import binomial_matrix, fnp_lose_probability, r
 from pipeline.damage.ragged import FloatArray, IntArray, Ragged, concat, from_padded
 
 #: Columns of a loss key (one row per distinct key), plus `rows` and `cols`: the extents to tabulate.
-LOSS_COLUMNS: tuple[str, ...] = (
-    "need", "dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus", "halve", "reduction", "fnp",
-    "wounds", "models",
-)  # fmt: skip
+LOSS_COLUMNS: tuple[str, ...] = ("lost_class", "need", "wounds", "models")
 
 #: Cells (keys x stack x states x loss values) of one batch: the memory bound of a chain pass.
 BATCH_CELLS = 1 << 22
@@ -56,9 +53,10 @@ def _bucket(value: int, buckets: tuple[int, ...]) -> int:
     return next((b for b in buckets if b >= value), value)
 
 
-def loss_tables(frame: pl.DataFrame) -> tuple[Ragged, Ragged]:
-    """(E[models slain], E[wounds lost]) tables [rows, cols] per loss key (rows of `frame`)."""
-    lost = lost_pmfs(frame)
+def loss_tables(frame: pl.DataFrame, lost_table: FloatArray) -> tuple[Ragged, Ragged]:
+    """(E[models slain], E[wounds lost]) tables [rows, cols] per loss key (rows of `frame`, LOSS_COLUMNS);
+    `lost_table[lost_class]` is the pmf of wounds lost per damaging wound."""
+    lost = lost_table[frame["lost_class"].to_numpy()]
     fails = (frame["need"].to_numpy() - 1) / 6.0
     normal = fails[:, None] * lost
     normal[:, 0] += 1.0 - fails
