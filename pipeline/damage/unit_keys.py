@@ -96,7 +96,13 @@ def count_keys(weapons: pl.DataFrame, targets: pl.DataFrame, anti: list[str], ne
     grid = [np.where(attacks, v, d) for v, d in ((need, 0), (stealth, 0), (bonus, 0), (crit, 6))]  # no attack: one key
     _, base = distinct_rows(weapons, [c for c in weapons.columns if c != "sk"])
     weapon_index = np.broadcast_to(base[:, None], crit.shape)
-    radices = [int(base.max(initial=0)) + 1, int(classes.max(initial=0)) + 1, 2, int(bonus.max(initial=0)) + 1, _NO_CRIT + 1]
+    radices = [
+        int(base.max(initial=0)) + 1,
+        int(classes.max(initial=0)) + 1,
+        2,
+        int(bonus.max(initial=0)) + 1,
+        _NO_CRIT + 1,
+    ]
     of, first = unique_grid(_codes([weapon_index, *grid], radices))
     _, stealth_at, bonus_at, crit_at = (g.ravel()[first] for g in grid)
     rows = weapons[first // crit.shape[1]]
