@@ -182,7 +182,7 @@ def test_more_models_slain_than_the_unit_has_fails_the_gate(
     update = f"UPDATE damage_matrix SET models_slain = 1.5 WHERE {_cell(PSYKO, WARBOSS + ':1', 'default')}"
     release = _copy(matrix_release, tmp_path / "broken", update)
     with pytest.raises(QualityGateError):
-        quality_gate(release, build_docs=False, suites_dir=suites_dir)
+        quality_gate(release, suites_dir=suites_dir)
     failed = failures(summary(release))
     labels = {
         f"expect_column_values_to_be_between({c} in [0, 0])": c
