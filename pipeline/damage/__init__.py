@@ -17,13 +17,15 @@ using the weapon once: `attacks`; `hits` (incl. Sustained Hits extra hits);
 Wounds); `mortal_wounds` (Devastating Wounds mortal wounds inflicted, before
 FNP); `unsaved` (failed saving throws, mortal wounds excluded); `damage` (wounds
 lost after FNP, no cap); `damage_capped`; `self_mortal_wounds` (Hazardous: 3 ×
-1/6 = 0.5 per use); `damage_per_100_points`.
+1/6 = 0.5 per use); `damage_per_100_points`; `models_slain` and `wounds_lost`
+(the same attacks against a unit of `unit_size` models of the profile, exact
+sequential allocation: `unit_results.py`).
 
 Rules this package had to decide (the rules file leaves them open):
 - damage_capped: each damaging attack (unsaved wound or Devastating critical
   wound) is applied to a fresh model with W wounds. Per attack the engine takes
   the exact expectation E[min(Binomial(D_eff, p_lose), W)] over the Damage dice
-  distribution, where D_eff = max(1, D + Melta − reduction) per roll (the whole
+  distribution, where D_eff = max(1, halved D + Melta − reduction) per roll (the whole
   distribution, not the mean) and p_lose = (FNP − 1)/6: FNP is rolled per point,
   then points beyond W are lost (`dice_tables.py`; the simulator does the same
   roll by roll). Devastating Wounds mortal wounds are capped the same way ("the

@@ -23,6 +23,7 @@ from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
+from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitGrid
 from pipeline.runtime import available_cpus
 
 PARQUET_DIR = "damage_matrix"
@@ -81,6 +82,7 @@ class DamageComputation:
         weapons: pl.DataFrame,
         targets: pl.DataFrame,
         blocks: dict[str, FloatArray],
+        unit: UnitGrid,
         effective_keys: dict[str, IntArray],
         scenarios: Sequence[Scenario],
         report: DamageReport,
@@ -88,6 +90,7 @@ class DamageComputation:
         self.weapons = weapons  # weapon_id, wkey, cost_per_model; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
         self.blocks = blocks
+        self.unit = unit  # models_slain / wounds_lost, gathered per scenario
         self.effective_keys = effective_keys  # scenario -> effective key of each weapon row
         self.scenarios = list(scenarios)
         self.report = report
@@ -123,13 +126,16 @@ class DamageComputation:
             block = self.blocks[name] if targets is None else self.blocks[name][:, targets]
             out = None if buffers is None else buffers.setdefault(name, np.empty((len(rows), block.shape[1])))
             columns[name] = np.take(block, rows, axis=0, out=out).ravel()
+        for name in UNIT_OUTPUTS:
+            columns[name] = self.unit.gather(name, rows, targets, buffers).ravel()
         per_100 = 100.0 / self.weapons["cost_per_model"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         width = self.targets.height if targets is None else len(targets)
         damage_per_100 = (columns["damage"].reshape(len(rows), width) * per_100[:, None]).ravel()
         return self._ids(targets).with_columns(
             pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
-            *[pl.Series(name, values) for name, values in columns.items()],
+            *[pl.Series(name, columns[name]) for name in OUTPUTS],
             pl.Series("damage_per_100_points", damage_per_100, nan_to_null=True),
+            *[pl.Series(name, columns[name]) for name in UNIT_OUTPUTS],
         )
 
     def matrix(self, scenario: str, profile_ids: Sequence[str] | None = None) -> pl.DataFrame:

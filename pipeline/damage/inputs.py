@@ -55,6 +55,7 @@ TARGET_SCHEMA: dict[str, Any] = {
     "damage_reduction": pl.Int64,
     "keywords": pl.List(pl.String),
     "unit_size": pl.Int64,
+    "halve_damage": pl.Boolean,
 }
 
 POINTS_SCHEMA: dict[str, Any] = {"datasheet_id": pl.String, "models": pl.Int64, "cost": pl.Int64}

@@ -28,6 +28,7 @@ from pipeline.damage.inputs import per_model_cost
 from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_targets, prepare_weapons
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
+from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitKeyCounts, unit_grid
 
 __all__ = [
     "MATRIX_COLUMNS",
@@ -40,7 +41,9 @@ __all__ = [
     "write_damage_parquet",
 ]
 
-MATRIX_COLUMNS: tuple[str, ...] = ("weapon_id", "profile_id", "scenario", *OUTPUTS, "damage_per_100_points")
+MATRIX_COLUMNS: tuple[str, ...] = (
+    "weapon_id", "profile_id", "scenario", *OUTPUTS, "damage_per_100_points", *UNIT_OUTPUTS,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -65,10 +68,11 @@ def prepare_damage(
     effective = effective_weapons(w.profiles, resolved, w.abilities.anti_keywords)
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
     blocks = build_blocks(effective, t, keys)
+    unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
     weapon_ids = w.ids.join(per_model_cost(points), on="datasheet_id", how="left").sort("wkey", "weapon_id")
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
-    report = _report(w, t, effective, weapon_ids, resolved)
-    return DamageComputation(weapon_ids, t.ids, blocks, effective_keys, resolved, report)
+    report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
+    return DamageComputation(weapon_ids, t.ids, blocks, unit, effective_keys, resolved, report)
 
 
 def _report(
@@ -77,6 +81,7 @@ def _report(
     effective: EffectiveWeapons,
     weapon_ids: pl.DataFrame,
     scenarios: list[Scenario],
+    unit: UnitKeyCounts,
 ) -> DamageReport:
     pairs = [g.profiles.height * (t.profiles if g.name == "special" else t.base).height for g in effective.groups]
     return DamageReport(
@@ -98,6 +103,11 @@ def _report(
         skill_null_as_torrent=w.skill_null_as_torrent,
         weapons_without_points=int(weapon_ids["cost_per_model"].is_null().sum()),
         anti_keywords=w.abilities.anti_keywords,
+        unit_weapon_parts=unit.weapon_parts,
+        unit_target_parts=unit.target_parts,
+        unit_count_keys=unit.count_keys,
+        unit_loss_keys=unit.loss_keys,
+        unit_distinct_pairs=unit.distinct_pairs,
     )
 
 

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
+from pipeline.normalise.derived import with_derived_defences
 from pipeline.sources import bsdata, detect_format, page, wahapedia
 from pipeline.sources.report import ParseReport
 from schemas.records import Record, Source, SourceFormat
@@ -76,7 +77,11 @@ class ParseResult:
 
 
 def read_inputs(paths: Sequence[Path]) -> ParseResult:
-    """Parse every input into one Dataset (formats detected per path), with a report per file."""
+    """Parse every input into one Dataset (formats detected per path), with a report per file.
+
+    Defensive values read from text (halve damage, a better invulnerable save in melee) are
+    derived here, once for every source (`normalise.derived.with_derived_defences`).
+    """
     records: list[Record] = []
     report = ParseReport()
     for path in paths:
@@ -84,4 +89,4 @@ def read_inputs(paths: Sequence[Path]) -> ParseResult:
         parse = PARSERS[fmt]
         for item in expand(path, fmt):
             records.extend(_portable(record, path) for record in parse(item, report))
-    return ParseResult(Dataset(records), report)
+    return ParseResult(with_derived_defences(Dataset(records)), report)

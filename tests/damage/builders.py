@@ -29,6 +29,11 @@ def weapon(weapon_id: str = "w", *, abilities: Sequence[str] = (), **stats: Any)
     return Weapon(weapon_id=weapon_id, abilities=[a.normalised for a in typed], typed_abilities=typed, **base)
 
 
+def typed_rows(w: Weapon) -> list[dict[str, Any]]:
+    """The weapon's `weapon_abilities` rows as dicts (ability, value, keyword, raw)."""
+    return [a.row() for a in w.typed_abilities]
+
+
 def target(profile_id: str = "t", **stats: Any) -> ModelProfile:
     """A ModelProfile; defaults: T4 Sv3+ W2, INFANTRY, unit of 5 (a MEQ)."""
     base: dict[str, Any] = dict(datasheet_id="tds", name=profile_id, toughness=4, save=3, wounds=2,
