@@ -276,6 +276,8 @@ def matchup(
     ids = (find_unit(units, attacker), find_unit(units, target))
     options = load_options(data, ids)
     pair = (pick_option(options, ids[0], attacker_models), pick_option(options, ids[1], target_models))
+    if pair[1].target is None:
+        raise PipelineError(f"{pair[1].name} cannot be a target: a model of it has no complete statline (T, Sv, W)")
     for each in phases:
         result = matchup(pair[0], pair[1], scenario, each)
         if as_json:

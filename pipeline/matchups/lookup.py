@@ -3,6 +3,7 @@ scenario from the release's golden tables (a few rows read with pyarrow; no Duck
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,6 +69,13 @@ def _candidates(units: list[dict[str, Any]], query: str) -> list[dict[str, Any]]
     return [u for u in units if key and key in fold_name(str(u["name"]))]
 
 
+def _close(units: list[dict[str, Any]], query: str) -> str:
+    """`; did you mean: ...` with the closest unit names, or nothing."""
+    names = {fold_name(str(u["name"])): str(u["name"]) for u in units}
+    close = difflib.get_close_matches(fold_name(query), list(names), n=MAX_CANDIDATES, cutoff=0.6)
+    return f"; did you mean: {', '.join(names[c] for c in close)}" if close else ""
+
+
 def find_unit(units: list[dict[str, Any]], query: str) -> str:
     """The unit id a name or id names; `Leader + Bodyguard` (names or ids) names an attached unit."""
     if "+" in query:
@@ -77,7 +85,7 @@ def find_unit(units: list[dict[str, Any]], query: str) -> str:
     if len(found) == 1:
         return str(found[0]["unit_id"])
     if not found:
-        raise UnitNotFound(f"no unit is named {query!r} (try a unit id, e.g. unit:orks:boyz)")
+        raise UnitNotFound(f"no unit is named {query!r}{_close(units, query)}")
     listed = ", ".join(f"{u['unit_id']} ({u['name']})" for u in found[:MAX_CANDIDATES])
     more = f" and {len(found) - MAX_CANDIDATES} more" if len(found) > MAX_CANDIDATES else ""
     raise UnitNotFound(f"{query!r} names {len(found)} units: {listed}{more}; give the unit id")
