@@ -459,7 +459,10 @@ class DamageCell(Record):
     damage: float
     damage_capped: float
     self_mortal_wounds: float
-    damage_per_100_points: float | None = None
+    damage_per_100_points: float | None = Field(
+        default=None,
+        description="damage_capped x 100 / (cheapest option cost / copies of the weapon in its default loadout).",
+    )
     models_slain: float = Field(
         default=0.0, description="Expected models slain by one model's attacks against a unit of unit_size models."
     )

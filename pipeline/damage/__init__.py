@@ -62,7 +62,7 @@ target so that a scenario's matrix is one row copy per weapon (`expand.py`).
 """
 
 from pipeline.damage.inputs import (
-    per_model_cost,
+    cost_per_copy,
     points_frame,
     targets_frame,
     weapon_abilities_frame,
@@ -91,9 +91,9 @@ __all__ = [
     "DamageResult",
     "Scenario",
     "compute_damage_matrix",
+    "cost_per_copy",
     "load_reference_profiles",
     "partition_path",
-    "per_model_cost",
     "points_frame",
     "prepare_damage",
     "reference_targets_frame",

@@ -87,7 +87,7 @@ class DamageComputation:
         scenarios: Sequence[Scenario],
         report: DamageReport,
     ) -> None:
-        self.weapons = weapons  # weapon_id, wkey, cost_per_model; publication order (wkey, weapon_id)
+        self.weapons = weapons  # weapon_id, wkey, cost_per_copy; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
         self.blocks = blocks
         self.unit = unit  # models_slain / wounds_lost, gathered per scenario
@@ -128,9 +128,9 @@ class DamageComputation:
             columns[name] = np.take(block, rows, axis=0, out=out).ravel()
         for name in UNIT_OUTPUTS:
             columns[name] = self.unit.gather(name, rows, targets, buffers).ravel()
-        per_100 = 100.0 / self.weapons["cost_per_model"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        per_100 = 100.0 / self.weapons["cost_per_copy"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         width = self.targets.height if targets is None else len(targets)
-        damage_per_100 = (columns["damage"].reshape(len(rows), width) * per_100[:, None]).ravel()
+        damage_per_100 = (columns["damage_capped"].reshape(len(rows), width) * per_100[:, None]).ravel()
         return self._ids(targets).with_columns(
             pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
             *[pl.Series(name, columns[name]) for name in OUTPUTS],

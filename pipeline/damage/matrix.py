@@ -24,7 +24,7 @@ from pipeline.damage.expand import (
     partition_path,
     write_partition,
 )
-from pipeline.damage.inputs import per_model_cost
+from pipeline.damage.inputs import cost_per_copy
 from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_targets, prepare_weapons
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
@@ -60,6 +60,7 @@ def prepare_damage(
     targets: pl.DataFrame,
     points: pl.DataFrame,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
+    loadouts: pl.DataFrame | None = None,
 ) -> DamageComputation:
     """Dedupe the inputs and run the engine on the distinct profiles (the expansion is per scenario)."""
     resolved = resolve_scenarios(scenarios)
@@ -69,7 +70,7 @@ def prepare_damage(
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
     blocks = build_blocks(effective, t, keys)
     unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
-    weapon_ids = w.ids.join(per_model_cost(points), on="datasheet_id", how="left").sort("wkey", "weapon_id")
+    weapon_ids = cost_per_copy(w.ids, points, loadouts).sort("wkey", "weapon_id")
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
     report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
     return DamageComputation(weapon_ids, t.ids, blocks, unit, effective_keys, resolved, report)
@@ -101,7 +102,7 @@ def _report(
         conditional_abilities=w.abilities.conditional,
         abilities_from_lists=w.abilities_from_lists,
         skill_null_as_torrent=w.skill_null_as_torrent,
-        weapons_without_points=int(weapon_ids["cost_per_model"].is_null().sum()),
+        weapons_without_points=int(weapon_ids["cost_per_copy"].is_null().sum()),
         anti_keywords=w.abilities.anti_keywords,
         unit_weapon_parts=unit.weapon_parts,
         unit_target_parts=unit.target_parts,
@@ -117,9 +118,10 @@ def compute_damage_matrix(
     targets: pl.DataFrame,
     points: pl.DataFrame,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
+    loadouts: pl.DataFrame | None = None,
 ) -> DamageResult:
     """The whole matrix in memory (fine for seeds; use `write_damage_matrix` for the full corpus)."""
-    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios)
+    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios, loadouts)
     matrix = pl.concat(list(computation.matrices())) if computation.scenarios else _empty_matrix()
     return DamageResult(matrix=matrix, report=computation.report)
 
@@ -144,8 +146,9 @@ def write_damage_matrix(
     points: pl.DataFrame,
     out_dir: Path,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
+    loadouts: pl.DataFrame | None = None,
 ) -> DamageReport:
     """Compute and write every scenario, holding at most `expand.MAX_SCENARIOS_IN_MEMORY` scenarios at once."""
-    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios)
+    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios, loadouts)
     computation.write_parquet(out_dir)
     return computation.report

@@ -451,12 +451,41 @@ def test_unknown_ability_has_no_effect() -> None:
 # --- per points --------------------------------------------------------------------------------------------
 
 
-def test_damage_per_100_points_uses_the_cheapest_option_per_model() -> None:
-    # options 5 models 100 pts and 10 models 180 pts: cheapest is 100/5 = 20 per model;
-    # damage 1.1111 per 20 points -> 5.5556 per 100 points
-    points = [Points(datasheet_id="ds", models=10, cost=180), Points(datasheet_id="ds", models=5, cost=100)]
-    check(cell(weapon(), points=points), damage_per_100_points=1.1111111111111112 * 100 / 20)
+def _carried(weapon_id: str, models: int, model_count: int, per_model: int = 1) -> dict[str, Any]:
+    return {"datasheet_id": "ds", "models": models, "option": f"{models} models", "weapon_id": weapon_id,
+            "model_count": model_count, "per_model": per_model}  # fmt: skip
+
+
+#: options 5 models 100 pts and 10 models 180 pts: the cheapest option costs 100 points.
+OPTIONS = [Points(datasheet_id="ds", models=10, cost=180), Points(datasheet_id="ds", models=5, cost=100)]
+
+
+@pytest.mark.parametrize(
+    ("loadouts", "cost_per_copy"),
+    [
+        ([], 100),  # not in the default loadout: one model takes it, costed at the whole option
+        ([_carried("w", 5, 1)], 100),  # a lone special weapon: the squad's 100 points, not one model's 20
+        ([_carried("w", 5, 5)], 20),  # every model carries one: 100 / 5
+        ([_carried("w", 5, 2, per_model=2)], 25),  # two models with two each: 100 / 4
+        ([_carried("w", 10, 10)], 100),  # the larger option's loadout is not the cheapest option's
+    ],
+)
+def test_damage_per_100_points_is_per_copy_of_the_cheapest_option(
+    loadouts: list[dict[str, Any]], cost_per_copy: float
+) -> None:
+    # damage_capped 1.1111 (D1 never exceeds W2) per copy of the weapon
+    check(
+        cell(weapon(), points=OPTIONS, loadouts=loadouts),
+        damage_per_100_points=1.1111111111111112 * 100 / cost_per_copy,
+    )
     assert cell(weapon())["damage_per_100_points"] is None
+
+
+def test_damage_per_100_points_counts_only_the_damage_that_can_land() -> None:
+    # D3 against W1 models: damage 3.3333 but damage_capped 1.1111 (one wound per slain model)
+    row = cell(weapon(damage="3"), target(wounds=1), points=OPTIONS, loadouts=[_carried("w", 5, 5)])
+    check(row, damage=3.3333333333333335, damage_capped=1.1111111111111112)
+    check(row, damage_per_100_points=1.1111111111111112 * 100 / 20)
 
 
 def test_every_scenario_of_every_pair_is_published() -> None:
