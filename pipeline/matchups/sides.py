@@ -69,6 +69,7 @@ def _group(profile: Row, count: int, cost_per_model: float, keywords: frozenset[
         invuln_melee=int(min(melee, ranged) if condition is None else melee),
         fnp=int(profile.get("fnp") or NO_ROLL),
         damage_reduction=int(profile.get("damage_reduction") or 0),
+        halve_damage=bool(profile.get("halve_damage")),
         character="CHARACTER" in own | keywords,
         stealth=stealth,
         keywords=own | keywords,

@@ -14,7 +14,7 @@ Reader = Callable[[str, Sequence[str]], list[dict[str, Any]]]
 UNIT_COLUMNS = ("unit_id", "name", "faction", "datasheet_ids")
 PROFILE_COLUMNS = (
     "unit_id", "profile_name", "toughness", "save", "invuln", "invuln_condition", "invuln_melee", "wounds", "fnp",
-    "damage_reduction", "keywords",
+    "damage_reduction", "halve_damage", "keywords",
 )  # fmt: skip
 WEAPON_COLUMNS = ("unit_id", "weapon_id", "name", "kind", "attacks", "skill", "strength", "ap", "damage", "abilities")
 POINTS_COLUMNS = ("unit_id", "models", "cost", "description", "composition")
