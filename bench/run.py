@@ -166,6 +166,13 @@ def part_units() -> dict[str, Any]:
     return run_units_bench()
 
 
+def part_matchups() -> dict[str, Any]:
+    """The default-scenario unit_matchups table of the three corpora (golden units and Leader pairs)."""
+    from bench.matchups_bench import run_matchups_bench
+
+    return run_matchups_bench()
+
+
 def part_reconcile() -> dict[str, Any]:
     from pipeline import config
     from pipeline.reconcile.stage import reconcile_stage
@@ -197,6 +204,7 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "damage": part_damage,
     "damage_corpora": part_damage_corpora,
     "units": part_units,
+    "matchups": part_matchups,
     "queries": part_queries,
 }
 
