@@ -1,11 +1,14 @@
 """`unit_matchups` one partition at a time: a pure function of (inputs, key) -> an Arrow table, called
 through a small executor interface, each result written to its own Parquet file and dropped.
 
-Layout: `unit_matchups/scenario=<s>/attacker_faction=<slug>/part-0.parquet` (docs/units.md#partitions).
+Layout: `unit_matchups/scenario=<s>/attacker_faction=<slug>/part-<n>.parquet` (docs/units.md#partitions): a
+faction's attackers in chunks of at most `config.MATCHUP_MAX_PAIRS` pairs per phase, so one result's memory is
+bounded whatever the faction's size.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,12 +30,17 @@ TABLE = "unit_matchups"
 
 @dataclass(frozen=True)
 class PartitionKey:
+    """One file: a scenario, an attacker faction, and the chunk `[first, first + count)` of its attackers."""
+
     scenario: str
     attacker_faction: str
+    chunk: int = 0
+    first: int = 0
+    count: int | None = None
 
     @property
     def path(self) -> str:
-        return f"{TABLE}/scenario={self.scenario}/attacker_faction={self.attacker_faction}/part-0.parquet"
+        return f"{TABLE}/scenario={self.scenario}/attacker_faction={self.attacker_faction}/part-{self.chunk}.parquet"
 
 
 @dataclass(frozen=True)
@@ -43,9 +51,21 @@ class MatchupInputs:
     workers: int = 1
     keep_distribution: bool = False
 
+    max_pairs: int = 1_000_000
+
+    def attackers(self, faction: str) -> list[UnitOption]:
+        return [o for o in self.options if o.faction_slug == faction and o.sides]
+
     def keys(self, scenarios: Iterable[str]) -> list[PartitionKey]:
-        factions = sorted({o.faction_slug for o in self.options if o.sides})
-        return [PartitionKey(s, f) for s in scenarios for f in factions]
+        """One key per (scenario, faction, chunk of at most `max_pairs` // targets attackers)."""
+        size = max(1, self.max_pairs // max(1, len(self.targets)))
+        counts = Counter(o.faction_slug for o in self.options if o.sides)
+        return [
+            PartitionKey(s, f, chunk, first, size)
+            for s in scenarios
+            for f in sorted(counts)
+            for chunk, first in enumerate(range(0, counts[f], size))
+        ]
 
     @property
     def targets(self) -> list[UnitOption]:
@@ -101,7 +121,8 @@ DIST_FIELD = pa.field("slain_dist", pa.list_(pa.float64()))
 
 def compute_matchup_partition(inputs: MatchupInputs, key: PartitionKey) -> pa.Table:
     """Every option of the key's faction against every target option, both phases, in one scenario."""
-    attackers = [o for o in inputs.options if o.faction_slug == key.attacker_faction]
+    every = inputs.attackers(key.attacker_faction)
+    attackers = every[key.first :] if key.count is None else every[key.first : key.first + key.count]
     targets = inputs.targets
     engine = _engine(key.scenario, inputs.workers)
     tables = []

@@ -74,7 +74,9 @@ def matchups_stage(
     """`unit_matchups/` under `release` for `scenarios`; `unit_vs_reference` for every published scenario."""
     workers = workers or config.MATCHUP_WORKERS
     options = matchup_options(frames)
-    inputs = MatchupInputs(options, workers=workers, keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION)
+    inputs = MatchupInputs(
+        options, workers=workers, keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION, max_pairs=config.MATCHUP_MAX_PAIRS
+    )
     written = write_partitions(inputs, inputs.keys(scenarios), release, executor)
     references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
     arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers)

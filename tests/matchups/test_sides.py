@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from pipeline.matchups.lookup import UnitNotFound, find_unit, fold_name
+from pipeline.matchups.partition import MatchupInputs, compute_matchup_partition
 from pipeline.matchups.sides import GoldenTables, UnitOption, unit_options
 from pipeline.units.model import NO_ROLL, Phase
 
 SQUAD, LEADER = "unit:test:squad", "unit:test:captain"
+KEY = ("attacker_unit_id", "attacker_models", "target_unit_id", "target_models", "phase")
 
 
 def _profile(unit: str, name: str, **stats: Any) -> dict[str, Any]:
@@ -152,3 +155,21 @@ def test_ambiguous_or_unknown_names(query: str, message: str) -> None:
 )
 def test_names_fold(text: str, folded: str) -> None:
     assert fold_name(text) == folded
+
+
+def test_a_faction_in_chunks_gives_the_same_rows(options: dict[str, UnitOption]) -> None:
+    """Three attacking options, three targets: at most 3 pairs per phase and file puts one attacker in each file."""
+    every = list(options.values())
+    whole = MatchupInputs(every)
+    chunked = MatchupInputs(every, max_pairs=3)
+    assert [k.path.rsplit("/", 1)[1] for k in whole.keys(["default"])] == ["part-0.parquet"]
+    keys = chunked.keys(["default"])
+    assert [(k.chunk, k.first, k.count) for k in keys] == [(0, 0, 1), (1, 1, 1), (2, 2, 1)]
+    parts = [compute_matchup_partition(chunked, k) for k in keys]
+    assert [p.num_rows for p in parts] == [3, 6, 6]  # the Captain first: no ranged weapon, 3 fight rows only
+    one = compute_matchup_partition(whole, whole.keys(["default"])[0])
+    order = [(c, "ascending") for c in KEY]
+    got, want = pa.concat_tables(parts).sort_by(order).to_pylist(), one.sort_by(order).to_pylist()
+    assert [[r[c] for c in KEY] for r in got] == [[r[c] for c in KEY] for r in want]
+    for a, b in zip(got, want, strict=True):  # each chunk's engine batches differ: equal to rounding
+        assert a == {k: v if isinstance(v, str) else pytest.approx(v, rel=1e-9, abs=1e-12) for k, v in b.items()}
