@@ -38,8 +38,10 @@ def runs(good_inputs: list[Path], bsdata_dir: Path, tmp_path_factory: pytest.Tem
     catalogue.mkdir()
     shutil.copy(bsdata_dir / WE_CATALOGUE, catalogue / WE_CATALOGUE)
     pages, wahapedia = good_inputs
-    return [run_pipeline(inputs, out) for inputs in ([pages, wahapedia], [pages, wahapedia, catalogue],
-                                                     [pages, catalogue])]  # fmt: skip
+    # Removing a source empties tables on purpose: the release checks against the previous release are off.
+    return [run_pipeline(inputs, out, max_row_drop=1) for inputs in ([pages, wahapedia],
+                                                                     [pages, wahapedia, catalogue],
+                                                                     [pages, catalogue])]  # fmt: skip
 
 
 def test_adding_bsdata_keeps_every_unit_id(runs: list[RunResult]) -> None:
