@@ -48,18 +48,28 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 
 
 def run_pipeline(
-    inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress, max_row_drop: float | None = None
+    inputs: Sequence[Path],
+    out_dir: Path,
+    stage: StageContext = _no_progress,
+    max_row_drop: float | None = None,
+    matchup_scenarios: Sequence[str] = config.MATCHUP_SCENARIOS,
 ) -> RunResult:
     """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> golden
     loadouts -> reference profiles -> integrity -> damage (compute, and the slice against the reference
     profiles) -> id aliases (against the previous release) -> in a staging folder: unit matchups (partitions)
     -> store (DuckDB with the damage matrix) -> quality gates (with the release checks) -> publish (files,
-    manifest)."""
+    manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed)."""
     with open_output(out_dir) as output:
-        return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop)
+        return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop, matchup_scenarios)
 
 
-def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None) -> RunResult:
+def _run(
+    inputs: list[Path],
+    output: OutputFolder,
+    stage: StageContext,
+    max_row_drop: float | None,
+    matchup_scenarios: Sequence[str],
+) -> RunResult:
     with stage("parse inputs"):
         parsed = read_inputs(inputs)
     with stage("dedupe rules"):
@@ -85,7 +95,7 @@ def _run(inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
-            matchups = matchups_stage(frames, release)
+            matchups = matchups_stage(frames, release, matchup_scenarios)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)
