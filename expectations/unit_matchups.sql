@@ -5,8 +5,9 @@
 SELECT
     m.scenario,
     m.phase,
-    count(*) AS pairs,
-    count(*) FILTER (WHERE m.attacker_unit_id IS NULL OR m.target_unit_id IS NULL) AS null_keys,
+    count(*) AS cells,
+    count(*) FILTER (WHERE m.attacker_unit_id IS NULL OR m.target_unit_id IS NULL OR m.attacker_models IS NULL
+                        OR m.attacker_faction IS NULL) AS null_keys,
     count(*) FILTER (WHERE NOT (m.p_any BETWEEN 0 AND 1) OR NOT (m.p_wipe BETWEEN 0 AND 1)
                         OR m.p_any IS NULL OR m.p_wipe IS NULL) AS probabilities_outside_0_1,
     count(*) FILTER (WHERE m.p_wipe > m.p_any + 1e-9) AS wipe_above_any,
