@@ -48,31 +48,27 @@ SAMPLE_WARHAMMER_STATS = 100
 
 
 def wahapedia_frames(wahapedia_dir: Path) -> dict[str, pl.DataFrame] | None:
-    """Frames from the real export via the project's parser, or None when it is not importable."""
+    """Frames from the real export via the project's parser (derived defences included, as in a run),
+    or None when it is not importable."""
     try:
-        from pipeline.sources import wahapedia
+        from pipeline.sources.registry import read_inputs
     except ImportError:
         return None
-    records: dict[str, list[Any]] = {
-        "weapons": [],
-        "weapon_abilities": [],
-        "model_profiles": [],
-        "points": [],
-    }
-    for record in wahapedia.parse(Path(wahapedia_dir)):
-        if record.TABLE in records:
-            records[record.TABLE].append(record)
-    rows = [{**a.row()} for a in records["weapon_abilities"]]
+    from schemas.records import ModelProfile, Points, Weapon, WeaponAbilityRow
+
+    dataset = read_inputs([Path(wahapedia_dir)]).dataset
+    rows = [a.row() for a in dataset.records(WeaponAbilityRow)]
+    weapons = dataset.records(Weapon)
     abilities = (
         pl.DataFrame([{k: a.get(k) for k in WEAPON_ABILITY_SCHEMA} for a in rows], schema=WEAPON_ABILITY_SCHEMA)
         if rows
-        else weapon_abilities_frame(records["weapons"])  # the parser keeps them as Weapon.typed_abilities
+        else weapon_abilities_frame(weapons)  # the parser keeps them as Weapon.typed_abilities
     )
     return {
-        "weapons": weapons_frame(records["weapons"]),
+        "weapons": weapons_frame(weapons),
         "weapon_abilities": abilities,
-        "targets": targets_frame(records["model_profiles"]),
-        "points": points_frame(records["points"]),
+        "targets": targets_frame(dataset.records(ModelProfile)),
+        "points": points_frame(dataset.records(Points)),
     }
 
 
@@ -263,6 +259,8 @@ def run_damage_bench(wahapedia_dir: Path) -> dict[str, Any]:
         "plain_python_ratio": plain_s / engine_cell, "warhammer_stats_ratio": ws_s / engine_cell,
         "no_effect_abilities": report.no_effect_abilities, "unknown_abilities": report.unknown_abilities,
         "conditional_abilities": report.conditional_abilities,
+        "unit_count_keys": report.unit_count_keys, "unit_loss_keys": report.unit_loss_keys,
+        "unit_distinct_pairs": report.unit_distinct_pairs,
     }  # fmt: skip
     _print(figures)
     return figures
@@ -288,6 +286,10 @@ def _print(f: dict[str, Any]) -> None:
         f"  all {len(SCENARIOS)} scenarios to Parquet: {f['all_scenarios_parquet_seconds']:.2f} s median of "
         f"{[round(t, 2) for t in f['parquet_runs']]} (CPU {[round(t, 2) for t in f['parquet_cpu']]})  "
         f"({f['parquet_mb']:.0f} MiB)"
+    )
+    print(
+        f"  models_slain / wounds_lost: {f['unit_count_keys']:,} count keys x {f['unit_loss_keys']:,} loss keys, "
+        f"{f['unit_distinct_pairs']:,} distinct pairs computed"
     )
     print(f"  peak RSS during the runs: {f['peak_rss_mb']:.0f} MiB (process max {f['ru_maxrss_mb']:.0f} MiB)")
     print(

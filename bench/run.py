@@ -153,11 +153,25 @@ def part_damage() -> dict[str, Any]:
     return result
 
 
+def part_damage_corpora() -> dict[str, Any]:
+    """The damage stage (per-weapon engine + models_slain / wounds_lost) on pages + Wahapedia + BSData."""
+    from bench.damage_corpora import run_corpora_bench
+
+    return run_corpora_bench()
+
+
 def part_units() -> dict[str, Any]:
     """Unit-against-unit engine on a synthetic grid, against plain Python and warhammer-stats."""
     from bench.units_bench import run_units_bench
 
     return run_units_bench()
+
+
+def part_matchups() -> dict[str, Any]:
+    """The default-scenario unit_matchups table of the three corpora (golden units and Leader pairs)."""
+    from bench.matchups_bench import run_matchups_bench
+
+    return run_matchups_bench()
 
 
 def part_reconcile() -> dict[str, Any]:
@@ -239,7 +253,9 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "gc_pause": part_gc_pause,
     "quality": part_quality,
     "damage": part_damage,
+    "damage_corpora": part_damage_corpora,
     "units": part_units,
+    "matchups": part_matchups,
     "queries": part_queries,
     "site": part_site,
 }

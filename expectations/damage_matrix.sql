@@ -27,6 +27,11 @@ WITH sustained_hits AS (
     )
     GROUP BY weapon_id
 ),
+units AS (
+    -- The unit a cell's models_slain / wounds_lost are against: unit_size models (NULL: 1) of W wounds.
+    SELECT profile_id, coalesce(unit_size, 1) AS models, wounds FROM model_profiles
+    UNION ALL SELECT profile_id, coalesce(unit_size, 1), wounds FROM reference_profiles
+),
 scenarios AS (
     SELECT m.scenario, count(*) AS cells,
            1 - count(m.damage_per_100_points) / count(*) AS null_efficiency_share
@@ -44,9 +49,22 @@ offending AS (
     UNION ALL SELECT m.scenario, 'negative_values' FROM damage_matrix m WHERE m.damage_capped < 0
     UNION ALL SELECT m.scenario, 'negative_values' FROM damage_matrix m WHERE m.self_mortal_wounds < 0
     UNION ALL SELECT m.scenario, 'negative_values' FROM damage_matrix m WHERE m.damage_per_100_points < 0
+    UNION ALL SELECT m.scenario, 'negative_values' FROM damage_matrix m WHERE m.models_slain < 0
+    UNION ALL SELECT m.scenario, 'negative_values' FROM damage_matrix m WHERE m.wounds_lost < 0
     -- 1e-9: the two columns are computed separately; they differ by up to ~1e-14 where equal.
     UNION ALL SELECT m.scenario, 'cells_capped_above_damage' FROM damage_matrix m
         WHERE m.damage_capped > m.damage + 1e-9
+    -- Allocation never adds damage: each damaging attack loses at most min(its damage, W).
+    UNION ALL SELECT m.scenario, 'cells_lost_above_capped' FROM damage_matrix m
+        WHERE m.wounds_lost > m.damage_capped + 1e-9
+    -- A unit loses at most what it has; a slain model lost all of its wounds. `> 1` first: only cells
+    -- that could break a rule go through the join (every unit has at least one model of one wound).
+    UNION ALL SELECT m.scenario, 'cells_over_unit_models' FROM damage_matrix m JOIN units u USING (profile_id)
+        WHERE m.models_slain > 1 AND m.models_slain > u.models + 1e-9
+    UNION ALL SELECT m.scenario, 'cells_over_unit_wounds' FROM damage_matrix m JOIN units u USING (profile_id)
+        WHERE m.wounds_lost > 1 AND m.wounds_lost > u.models * u.wounds + 1e-9
+    UNION ALL SELECT m.scenario, 'cells_slain_above_lost' FROM damage_matrix m JOIN units u USING (profile_id)
+        WHERE m.models_slain > 0 AND m.models_slain * u.wounds > m.wounds_lost + 1e-9
     -- `hits > attacks` first: only those cells (Sustained Hits weapons) go through the join.
     UNION ALL SELECT m.scenario, 'cells_with_too_many_hits' FROM damage_matrix m
         LEFT JOIN sustained_hits s ON s.weapon_id = m.weapon_id
@@ -59,6 +77,10 @@ SELECT
     count(o.rule) FILTER (WHERE o.rule = 'negative_values') AS negative_values,
     count(o.rule) FILTER (WHERE o.rule = 'cells_capped_above_damage') AS cells_capped_above_damage,
     count(o.rule) FILTER (WHERE o.rule = 'cells_with_too_many_hits') AS cells_with_too_many_hits,
+    count(o.rule) FILTER (WHERE o.rule = 'cells_lost_above_capped') AS cells_lost_above_capped,
+    count(o.rule) FILTER (WHERE o.rule = 'cells_over_unit_models') AS cells_over_unit_models,
+    count(o.rule) FILTER (WHERE o.rule = 'cells_over_unit_wounds') AS cells_over_unit_wounds,
+    count(o.rule) FILTER (WHERE o.rule = 'cells_slain_above_lost') AS cells_slain_above_lost,
     c.null_efficiency_share
 FROM scenarios c
 LEFT JOIN offending o ON o.scenario IS NOT DISTINCT FROM c.scenario

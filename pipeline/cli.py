@@ -246,6 +246,66 @@ def sql(
     out.print(table)
 
 
+@command(app, "matchup")
+def matchup(
+    attacker: Annotated[
+        str, typer.Argument(help="Attacking unit: a name or unit id; `Leader + Bodyguard` for an attached unit.")
+    ],
+    target: Annotated[str, typer.Argument(help="Target unit, the same way.")],
+    scenario: Annotated[
+        str, typer.Option("--scenario", "-s", help="default, half_range, charged, stationary, cover.")
+    ] = "default",
+    phase: Annotated[str | None, typer.Option("--phase", "-p", help="shooting or fight (default: both).")] = None,
+    attacker_models: Annotated[
+        int | None, typer.Option("--attacker-models", help="Attacker option (default: smallest).")
+    ] = None,
+    target_models: Annotated[
+        int | None, typer.Option("--target-models", help="Target option (default: smallest).")
+    ] = None,
+    release: Annotated[Path, typer.Option("--release", "-r", help="Release or output folder.")] = config.CURATED_DIR,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per phase.")] = False,
+) -> None:
+    """Exact models-slain distribution of one unit attacking another, computed from a release's tables."""
+    from pipeline.matchups.lookup import Release, find_unit, load_options, matchup, pick_option
+    from pipeline.matchups.show import render
+    from pipeline.publish.release import resolve_release
+    from pipeline.units.model import Phase
+
+    if scenario not in config.MATCHUP_REFERENCE_SCENARIOS:
+        raise PipelineError(f"unknown scenario {scenario!r}; one of {', '.join(config.MATCHUP_REFERENCE_SCENARIOS)}")
+    phases = [p for p in Phase if phase is None or p.value == phase]
+    if not phases:
+        raise PipelineError(f"unknown phase {phase!r}; shooting or fight")
+    data = Release(resolve_release(release))
+    units = data.read("units", ("unit_id", "name"))
+    ids = (find_unit(units, attacker), find_unit(units, target))
+    options = load_options(data, ids)
+    pair = (pick_option(options, ids[0], attacker_models), pick_option(options, ids[1], target_models))
+    if pair[1].target is None:
+        raise PipelineError(f"{pair[1].name} cannot be a target: a model of it has no complete statline (T, Sv, W)")
+    for each in phases:
+        result = matchup(pair[0], pair[1], scenario, each)
+        if as_json:
+            row = (
+                result.as_dict()
+                if result
+                else {
+                    "attacker_unit_id": ids[0],
+                    "target_unit_id": ids[1],
+                    "phase": each.value,
+                    "scenario": scenario,
+                    "models_slain": None,
+                }
+            )
+            sys.stdout.write(json.dumps(row) + "\n")
+        elif result is None:
+            out.print(
+                Text(f"{pair[0].name} has no {'ranged' if each is Phase.SHOOTING else 'melee'} weapon ({each.value})")
+            )
+        else:
+            render(result, out)
+
+
 def _cell(value: Any) -> str:
     """A value in the table: NULL, floats rounded (trailing zeros dropped), the rest as text."""
     if value is None:

@@ -149,3 +149,15 @@ MAX_INPUT_ROWS = 1_000_000
 #: Release gates against the previous release in the same output folder (pipeline/quality/release_checks.py):
 #: a table or input file losing more than this fraction of its rows blocks publishing (1.0: never).
 MAX_ROW_DROP = 0.5
+
+#: Unit matchups (pipeline/matchups, docs/units.md#integration): engine worker processes (the budget is 2
+#: cores), whether the unit x unit partitions keep each pair's distribution (measured: they would grow past
+#: the contract's few hundred MB, so no; `unit_vs_reference` always keeps it), the scenarios the
+#: reference slice covers.
+MATCHUP_WORKERS = min(2, os.cpu_count() or 1)
+MATCHUP_KEEP_DISTRIBUTION = False
+#: Scenarios of the published unit x unit table (the others on demand: `dataslate matchup --scenario`).
+MATCHUP_SCENARIOS: tuple[str, ...] = ("default",)
+#: Pairs per phase in one `unit_matchups` file (a faction's attackers are chunked): bounds one result's memory.
+MATCHUP_MAX_PAIRS = 1_000_000
+MATCHUP_REFERENCE_SCENARIOS: tuple[str, ...] = ("default", "half_range", "charged", "stationary", "cover")

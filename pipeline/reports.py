@@ -27,6 +27,8 @@ class RunReports:
     quality: StageReport
     parse: StageReport | None = None
     loadouts: StageReport | None = None
+    unit_loadouts: StageReport | None = None
+    matchups: StageReport | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The manifest's `reports` (quality has its own manifest key).
@@ -39,5 +41,9 @@ class RunReports:
             reports["parse"] = self.parse.as_dict()
         if self.loadouts is not None:
             reports["loadouts"] = self.loadouts.as_dict()
+        if self.unit_loadouts is not None:
+            reports["unit_loadouts"] = self.unit_loadouts.as_dict()
+        if self.matchups is not None:
+            reports["matchups"] = self.matchups.as_dict()
         reports["damage"] = self.damage.as_dict()
         return {**reports, **self.store.as_dict()}

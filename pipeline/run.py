@@ -16,7 +16,6 @@ import polars as pl
 
 from pipeline import __version__, config
 from pipeline.cache.fingerprint import inputs_key
-from pipeline.cache.runs import ReusedRelease, remember_release, removed_on_failure, reusable_release
 from pipeline.damage.matrix import DamageComputation
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
@@ -25,10 +24,13 @@ from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.findings.stage import with_findings
 from pipeline.loadouts.stage import loadouts_stage
+from pipeline.matchups.loadout_stage import unit_loadouts_stage
+from pipeline.matchups.stage import matchups_stage
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
+from pipeline.publish.reuse import ReusedRelease, remember_release, removed_on_failure, reusable_release
 from pipeline.publish.writer import write_release
 from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
@@ -60,21 +62,27 @@ def _no_progress(name: str) -> AbstractContextManager[None]:
 
 
 def run_pipeline(
-    inputs: Sequence[Path], out_dir: Path, stage: StageContext = _no_progress, max_row_drop: float | None = None
+    inputs: Sequence[Path],
+    out_dir: Path,
+    stage: StageContext = _no_progress,
+    max_row_drop: float | None = None,
+    matchup_scenarios: Sequence[str] = config.MATCHUP_SCENARIOS,
 ) -> RunResult:
-    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> reference
-    profiles -> integrity -> damage (compute, and the slice against the reference profiles) -> id aliases (against
-    the previous release) -> findings -> in a staging folder: store (DuckDB with the damage matrix) -> quality gates
-    (with the release checks) -> publish (files, manifest)."""
+    """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> golden
+    loadouts -> reference profiles -> integrity -> damage (compute, and the slice against the reference
+    profiles) -> id aliases (against the previous release) -> findings -> in a staging folder: unit matchups
+    (partitions) -> store (DuckDB with the damage matrix) -> quality gates (with the release checks) -> publish
+    (files, manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed).
+    Inputs and code unchanged since `latest` was built: `latest` is given back (the cache)."""
     with open_output(out_dir) as output:
         paths = list(inputs) or default_inputs(config.RAW_DIR)
         cache = config.cache_dir(output.path)
-        key = inputs_key(paths) if cache is not None else ""
+        key = inputs_key(paths, tuple(matchup_scenarios)) if cache is not None else ""
         reused = reusable_release(cache, key, output.latest, output.path) if cache is not None else None
         if reused is not None:
             return _reused_result(reused)
         with removed_on_failure(cache):
-            result = _run(paths, output, stage, max_row_drop, cache)
+            result = _run(paths, output, stage, max_row_drop, cache, matchup_scenarios)
         if cache is not None:
             remember_release(cache, key, result.release)
         return result
@@ -86,7 +94,12 @@ def _reused_result(reused: ReusedRelease) -> RunResult:
 
 
 def _run(
-    inputs: list[Path], output: OutputFolder, stage: StageContext, max_row_drop: float | None, cache: Path | None
+    inputs: list[Path],
+    output: OutputFolder,
+    stage: StageContext,
+    max_row_drop: float | None,
+    cache: Path | None,
+    matchup_scenarios: Sequence[str],
 ) -> RunResult:
     frames, damage, reports, parsed = _compute(inputs, stage, cache)
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
@@ -98,13 +111,18 @@ def _run(
         frames = with_findings(frames, reports["parse"], previous, version)
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
+        with stage("unit matchups"):
+            matchups = matchups_stage(frames, release, matchup_scenarios)
+            frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
         with stage("quality gates"):
             checks = check_release(frames, damage.cells, publication.previous, max_drop)
             quality = quality_gate(release, checks=[checks])
-        run_reports = RunReports(**reports, damage=damage.report, store=stored, quality=quality)
+        run_reports = RunReports(
+            **reports, damage=damage.report, store=stored, quality=quality, matchups=matchups.report
+        )
         with stage("publish"):
             published = write_release(release, version, frames, damage, run_reports, publication, previous)
     latest = (output.path / config.LATEST_NAME).resolve()
@@ -124,8 +142,10 @@ def _compute(
         loadouts = loadouts_stage(deduped.dataset)
     with stage("reconcile sources"):
         reconciled = reconcile_stage(loadouts.dataset)
+    with stage("golden loadouts"):
+        golden_loadouts = unit_loadouts_stage(reconciled.dataset)
     with stage("reference profiles"):
-        referenced = reference_stage(reconciled.dataset)
+        referenced = reference_stage(golden_loadouts.dataset)
     with stage("integrity"):
         frames = build_frames(referenced.dataset)
     with stage("damage matrix"):
@@ -136,5 +156,6 @@ def _compute(
         "dedupe": deduped.report,
         "reconcile": reconciled.report,
         "loadouts": loadouts.report,
+        "unit_loadouts": golden_loadouts.report,
     }
     return frames, damage, reports, replace(parsed, dataset=Dataset())

@@ -41,6 +41,8 @@ class UnitProfile(Record):
     fnp_source: str | None = Field(default=None, description="Ability text fnp was derived from.")
     damage_reduction: int | None = Field(default=None, ge=1, le=6)
     damage_reduction_source: str | None = None
+    halve_damage: bool = Field(default=False, description="Halve the Damage characteristic of attacks allocated to it.")
+    halve_damage_source: str | None = Field(default=None, description="Ability text halve_damage was derived from.")
     keywords: list[str] = Field(default_factory=list, description="Keywords of the freshest source's profile.")
     unit_size: int | None = Field(default=None, ge=1, description="Models in the smallest points option.")
     min_models: int | None = Field(default=None, ge=0, description="Fewest models of this profile (unit composition).")

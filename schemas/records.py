@@ -124,6 +124,10 @@ class ModelProfile(DefensiveProfile):
     stats_from: str | None = Field(
         default=None, description="Where NULL stats were filled from (reconcile): sources and fields."
     )
+    halve_damage: bool = Field(
+        default=False, description="Attacks allocated to the model have their Damage halved (rounding up)."
+    )
+    halve_damage_source: str | None = Field(default=None, description="Ability text halve_damage was derived from.")
 
 
 class ReferenceProfile(DefensiveProfile):
@@ -455,7 +459,14 @@ class DamageCell(Record):
     damage: float
     damage_capped: float
     self_mortal_wounds: float
-    damage_per_100_points: float | None = None
+    damage_per_100_points: float | None = Field(
+        default=None,
+        description="damage_capped x 100 / (cheapest option cost / copies of the weapon in its default loadout).",
+    )
+    models_slain: float = Field(
+        default=0.0, description="Expected models slain by one model's attacks against a unit of unit_size models."
+    )
+    wounds_lost: float = Field(default=0.0, description="Expected wounds that unit loses (at most unit_size x W).")
 
 
 LoadoutMethod = Literal["text", "every weapon", "bsdata defaults"]

@@ -63,9 +63,10 @@ def key_of(*parts: object) -> str:
     return hashlib.sha256("\n".join(str(p) for p in parts).encode()).hexdigest()
 
 
-def inputs_key(paths: Iterable[Path]) -> str:
-    """The key of one run's inputs: every input path (resolved) with its tree, and the code."""
-    parts: list[object] = [code_fingerprint()]
+def inputs_key(paths: Iterable[Path], options: tuple[object, ...] = ()) -> str:
+    """The key of one run's inputs: every input path (resolved) with its tree, the code, and the run options
+    that change what is published."""
+    parts: list[object] = [code_fingerprint(), *options]
     for path in paths:
         parts += [os.path.abspath(path), *tree_fingerprint(path)]
     return key_of(*parts)

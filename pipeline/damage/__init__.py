@@ -5,7 +5,7 @@ Entry points: `prepare_damage`, `compute_damage_matrix`, `write_damage_matrix`.
 """
 
 from pipeline.damage.inputs import (
-    per_model_cost,
+    cost_per_copy,
     points_frame,
     targets_frame,
     weapon_abilities_frame,
@@ -34,9 +34,9 @@ __all__ = [
     "DamageResult",
     "Scenario",
     "compute_damage_matrix",
+    "cost_per_copy",
     "load_reference_profiles",
     "partition_path",
-    "per_model_cost",
     "points_frame",
     "prepare_damage",
     "reference_targets_frame",

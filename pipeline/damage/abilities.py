@@ -38,7 +38,8 @@ NO_EFFECT: dict[str, str] = {
 #: Abilities whose effect is outside `damage` or outside the published scenarios (see report.py).
 CONDITIONAL: tuple[str, ...] = ("hazardous", "indirect_fire")
 
-#: Abilities whose value is dice text (mean used, or the whole distribution for Melta).
+#: Abilities whose value is dice text: the mean, and the dice (`mel_`, `sus_`, `rf_` n/sides/plus) for
+#: the distributions (Melta's damage, and every count at unit level).
 DICE_ABILITIES: tuple[str, ...] = ("sustained_hits", "rapid_fire", "melta")
 
 _VALUE_SCHEMA = {
@@ -66,7 +67,7 @@ class AbilityColumns:
         return [
             *[pl.col(f).fill_null(False) for f in EFFECT_FLAGS],
             *[pl.col(c).fill_null(0.0) for c in ("sustained_hits", "rapid_fire")],
-            *[pl.col(c).fill_null(0) for c in ("mel_n", "mel_sides", "mel_plus")],
+            *[pl.col(f"{d}_{p}").fill_null(0) for d in ("mel", "sus", "rf") for p in ("n", "sides", "plus")],
             *[pl.col(c).fill_null(7) for c in self.anti_columns],
         ]
 
@@ -122,7 +123,11 @@ def _aggregations(anti_keywords: list[str]) -> list[pl.Expr]:
         *[(ability == f).any().alias(f) for f in EFFECT_FLAGS],
         pl.col("v_mean").filter((ability == "sustained_hits") & valid).max().alias("sustained_hits"),
         pl.col("v_mean").filter((ability == "rapid_fire") & valid).max().alias("rapid_fire"),
-        *[strongest("melta", f"v_{p}").alias(f"mel_{p}") for p in ("n", "sides", "plus")],
+        *[
+            strongest(name, f"v_{p}").alias(f"{prefix}_{p}")
+            for name, prefix in (("melta", "mel"), ("sustained_hits", "sus"), ("rapid_fire", "rf"))
+            for p in ("n", "sides", "plus")
+        ],
         *[
             pl.col("v_thr").filter((ability == "anti") & valid & (pl.col("kw") == k)).min().alias(f"anti_{k}")
             for k in anti_keywords

@@ -1,4 +1,4 @@
-"""Exact per-attack expectations over the Damage dice distribution: damage reduction per roll and the
+"""Exact per-attack expectations over the Damage dice distribution: halving, damage reduction per roll and the
 Wounds cap after Feel No Pain are not linear in the mean (docs/damage.md#how-it-is-computed).
 """
 
@@ -15,8 +15,8 @@ FloatArray = npt.NDArray[np.float64]
 
 #: (damage n, sides, plus, melta n, sides, plus): the weapon side of a damage key.
 DamageDice = tuple[int, int, int, int, int, int]
-#: (damage reduction or 0, FNP threshold or 7, wounds): the target side.
-DamageTarget = tuple[int, int, int]
+#: (damage reduction or 0, FNP threshold or 7, wounds, halve damage): the target side.
+DamageTarget = tuple[int, int, int, bool]
 
 
 def dice_pmf(n: int, sides: int, plus: int) -> FloatArray:
@@ -32,14 +32,25 @@ def dice_pmf(n: int, sides: int, plus: int) -> FloatArray:
     return pmf
 
 
-def raw_damage_pmfs(keys: Sequence[DamageDice]) -> FloatArray:
-    """Rows: P(Damage + Melta = d) per key, padded to a common length."""
-    pmfs = [np.convolve(dice_pmf(*key[:3]), dice_pmf(*key[3:])) for key in keys]
+def halved(pmf: FloatArray) -> FloatArray:
+    """P(ceil(D / 2) = d): "halve the Damage characteristic", rounding up."""
+    out = np.zeros(len(pmf))
+    np.add.at(out, (np.arange(len(pmf)) + 1) // 2, pmf)
+    return out
+
+
+def raw_damage_pmfs(keys: Sequence[DamageDice], halve: bool = False) -> FloatArray:
+    """Rows: P(Damage (halved first when `halve`) + Melta = d) per key, padded to a common length."""
+    pmfs = [np.convolve(_maybe_halved(dice_pmf(*key[:3]), halve), dice_pmf(*key[3:])) for key in keys]
     width = max([2, *(len(p) for p in pmfs)])  # room for max(1, d - r) even for D0
     table = np.zeros((len(pmfs), width))
     for row, pmf in enumerate(pmfs):
         table[row, : len(pmf)] = pmf
     return table
+
+
+def _maybe_halved(pmf: FloatArray, halve: bool) -> FloatArray:
+    return halved(pmf) if halve else pmf
 
 
 def reduction_matrix(width: int, reduction: int) -> FloatArray:
@@ -80,15 +91,15 @@ class DamageTable:
 
 def damage_table(weapon_keys: Sequence[DamageDice], target_keys: Sequence[DamageTarget]) -> DamageTable:
     """Dense [weapon key, target key] tables of the three per-attack expectations."""
-    raw = raw_damage_pmfs(weapon_keys)
-    width = raw.shape[1]
+    raw = {h: raw_damage_pmfs(weapon_keys, h) for h in (False, True)}
+    width = raw[False].shape[1]
     shape = (len(weapon_keys), len(target_keys))
     mean, after_fnp, capped = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     values = np.arange(width, dtype=np.float64)
-    effective = {r: raw @ reduction_matrix(width, r) for r in {t[0] for t in target_keys}}
+    effective = {(r, h): raw[h] @ reduction_matrix(width, r) for r, _, _, h in target_keys}
     binomials = {f: binomial_matrix(width, fnp_lose_probability(f)) for f in {t[1] for t in target_keys}}
-    for column, (reduction, fnp, wounds) in enumerate(target_keys):
-        pmf = effective[reduction]
+    for column, (reduction, fnp, wounds, halve) in enumerate(target_keys):
+        pmf = effective[(reduction, halve)]
         mean[:, column] = pmf @ values
         after_fnp[:, column] = mean[:, column] * fnp_lose_probability(fnp)
         capped[:, column] = pmf @ capped_loss(binomials[fnp], wounds)

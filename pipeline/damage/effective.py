@@ -16,7 +16,7 @@ EFFECTIVE_KEY: tuple[str, ...] = (
     "ranged", "can_attack", "unseen", "base_attacks", "blast", "skill", "auto_hit", "hit_bonus",
     "sustained_hits", "lethal_hits", "str_n", "str_sides", "str_plus", "wound_bonus", "twin_linked",
     "devastating_wounds", "ap", "cover", "dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus",
-    "hazardous",
+    "hazardous", "att_n", "att_sides", "att_plus", "sus_n", "sus_sides", "sus_plus", "rf_n", "rf_sides", "rf_plus",
 )  # fmt: skip
 
 GROUPS = ("plain", "special")
@@ -59,6 +59,8 @@ def _fold_scenario() -> list[pl.Expr]:
         (c("lance") & c("charged")).cast(pl.Int64).alias("wound_bonus"),
         ((c("cover") | unseen) & c("ranged") & ~c("ignores_cover")).alias("cover"),
         *[pl.when(half).then(c(f"mel_{p}")).otherwise(0).alias(f"mel_{p}") for p in ("n", "sides", "plus")],
+        *[pl.when(half & ~cannot).then(c(f"rf_{p}")).otherwise(0).alias(f"rf_{p}") for p in ("n", "sides", "plus")],
+        *[pl.when(cannot).then(0).otherwise(c(f"att_{p}")).alias(f"att_{p}") for p in ("n", "sides", "plus")],
         (c("hazardous") & ~cannot).alias("hazardous"),
     ]
 

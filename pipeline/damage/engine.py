@@ -124,7 +124,7 @@ def damage_steps(table: pl.DataFrame, target_keys: int) -> list[pl.Expr]:
 
 
 _WEAPON_DICE = ["dmg_n", "dmg_sides", "dmg_plus", "mel_n", "mel_sides", "mel_plus"]
-_TARGET_DICE = ["reduction", "fnp", "wounds"]
+_TARGET_DICE = ["reduction", "fnp", "wounds", "halve"]
 _STRENGTH_DICE = ["str_n", "str_sides", "str_plus"]
 
 
@@ -153,7 +153,7 @@ class DamageKeys:
 
 
 def damage_keys(weapons: Sequence[pl.DataFrame], targets: pl.DataFrame) -> DamageKeys:
-    """Number every distinct (Damage, Melta) dice pair and (reduction, FNP, W) triple; tabulate them."""
+    """Number every distinct (Damage, Melta) dice pair and (reduction, FNP, W, halve) key; tabulate them."""
     weapon_keys: list[DamageDice] = sorted({r for w in weapons for r in w.select(_WEAPON_DICE).iter_rows()})
     target_keys: list[DamageTarget] = sorted(set(targets.select(_TARGET_DICE).iter_rows()))
     dense = damage_table(weapon_keys, target_keys)

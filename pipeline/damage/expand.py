@@ -23,6 +23,7 @@ from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
+from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitGrid
 from pipeline.runtime import available_cpus
 
 PARQUET_DIR = "damage_matrix"
@@ -87,13 +88,15 @@ class DamageComputation:
         weapons: pl.DataFrame,
         targets: pl.DataFrame,
         blocks: dict[str, FloatArray],
+        unit: UnitGrid,
         effective_keys: dict[str, IntArray],
         scenarios: Sequence[Scenario],
         report: DamageReport,
     ) -> None:
-        self.weapons = weapons  # weapon_id, wkey, cost_per_model; publication order (wkey, weapon_id)
+        self.weapons = weapons  # weapon_id, wkey, cost_per_copy; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
         self.blocks = blocks
+        self.unit = unit  # models_slain / wounds_lost, gathered per scenario
         self.effective_keys = effective_keys  # scenario -> effective key of each weapon row
         self.scenarios = list(scenarios)
         self.report = report
@@ -128,13 +131,16 @@ class DamageComputation:
         for name in OUTPUTS:
             block = self.blocks[name] if targets is None else self.blocks[name][:, targets]
             columns[name] = np.take(block, rows, axis=0).ravel()
-        per_100 = 100.0 / self.weapons["cost_per_model"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        for name in UNIT_OUTPUTS:
+            columns[name] = self.unit.gather(name, rows, targets, None).ravel()
+        per_100 = 100.0 / self.weapons["cost_per_copy"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         width = self.targets.height if targets is None else len(targets)
-        damage_per_100 = (columns["damage"].reshape(len(rows), width) * per_100[:, None]).ravel()
+        damage_per_100 = (columns["damage_capped"].reshape(len(rows), width) * per_100[:, None]).ravel()
         return self._ids(targets).with_columns(
             pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
-            *[pl.Series(name, values) for name, values in columns.items()],
+            *[pl.Series(name, columns[name]) for name in OUTPUTS],
             pl.Series("damage_per_100_points", damage_per_100, nan_to_null=True),
+            *[pl.Series(name, columns[name]) for name in UNIT_OUTPUTS],
         )
 
     def matrix(self, scenario: str, profile_ids: Sequence[str] | None = None) -> pl.DataFrame:
@@ -150,7 +156,8 @@ class DamageComputation:
     def written(self) -> DamageComputation:
         """This computation without its result blocks (≈ 0.8 GB on the whole corpus): what the stages after
         the store need (the cells, the report), once the matrix is on disk."""
-        return DamageComputation(self.weapons, self.targets, {}, {}, self.scenarios, self.report)
+        no_unit = UnitGrid({}, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        return DamageComputation(self.weapons, self.targets, {}, no_unit, {}, self.scenarios, self.report)
 
     @property
     def cells(self) -> int:
@@ -167,17 +174,20 @@ class DamageComputation:
         width = self.targets.height
         first, last = (start // width, -(-stop // width)) if width else (0, 0)
         offset, rows = start - first * width, self.effective_keys[scenario][first:last]
-        columns = {name: np.take(self.blocks[name], rows, axis=0).ravel()[offset : offset + stop - start]
-                   for name in OUTPUTS}  # fmt: skip
-        per_100 = 100.0 / self.weapons["cost_per_model"].slice(first, last - first).cast(pl.Float64).fill_null(np.nan)
-        per_cell = np.repeat(per_100.to_numpy(), width)[offset : offset + stop - start]
+        cut = slice(offset, offset + stop - start)
+        columns = {name: np.take(self.blocks[name], rows, axis=0).ravel()[cut] for name in OUTPUTS}
+        for name in UNIT_OUTPUTS:
+            columns[name] = self.unit.gather(name, rows, None, None).ravel()[cut]
+        per_100 = 100.0 / self.weapons["cost_per_copy"].slice(first, last - first).cast(pl.Float64).fill_null(np.nan)
+        per_cell = np.repeat(per_100.to_numpy(), width)[cut]
         weapons = self.weapons.slice(first, last - first).select(pl.col("weapon_id").cast(self.id_types[0]))
         targets = self.targets.select(pl.col("profile_id").cast(self.id_types[1]))
         ids = weapons.join(targets, how="cross").slice(offset, stop - start)
         return ids.with_columns(
             pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
-            *[pl.Series(name, values) for name, values in columns.items()],
-            pl.Series("damage_per_100_points", columns["damage"] * per_cell, nan_to_null=True),
+            *[pl.Series(name, columns[name]) for name in OUTPUTS],
+            pl.Series("damage_per_100_points", columns["damage_capped"] * per_cell, nan_to_null=True),
+            *[pl.Series(name, columns[name]) for name in UNIT_OUTPUTS],
         )
 
     def write_parquet(self, out_dir: Path, workers: int | None = None, chunk_rows: int = CHUNK_ROWS) -> list[Path]:

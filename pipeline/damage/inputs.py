@@ -55,6 +55,7 @@ TARGET_SCHEMA: dict[str, Any] = {
     "damage_reduction": pl.Int64,
     "keywords": pl.List(pl.String),
     "unit_size": pl.Int64,
+    "halve_damage": pl.Boolean,
 }
 
 POINTS_SCHEMA: dict[str, Any] = {"datasheet_id": pl.String, "models": pl.Int64, "cost": pl.Int64}
@@ -95,17 +96,42 @@ def points_frame(points: Iterable[Points]) -> pl.DataFrame:
     return _frame([p.row() for p in points], POINTS_SCHEMA)
 
 
-def per_model_cost(points: pl.DataFrame) -> pl.DataFrame:
-    """datasheet_id -> points per model, from the datasheet's cheapest option.
+LOADOUT_SCHEMA: dict[str, Any] = {
+    "datasheet_id": pl.String,
+    "models": pl.Int64,
+    "option": pl.String,
+    "weapon_id": pl.String,
+    "model_count": pl.Int64,
+    "per_model": pl.Int64,
+}
 
-    Rule: take the option with the lowest unit cost (ties: the one with more
-    models), and divide its cost by its models. A weapon is carried by one model,
-    so `damage_per_100_points` compares it with what one such model costs.
+
+def cost_per_copy(weapon_ids: pl.DataFrame, points: pl.DataFrame, loadouts: pl.DataFrame | None) -> pl.DataFrame:
+    """`weapon_ids` + `cost_per_copy`: the cost of the datasheet's cheapest option divided by the copies of the
+    weapon its default loadout carries (1 when the loadout does not carry it: one model takes it).
+
+    Cheapest: lowest cost, ties: more models. A lone special weapon in a squad is costed at the whole squad, a
+    weapon every model carries at one model's share (docs/damage.md#the-sequence).
     """
-    return (
+    cheapest = (
         points.filter(pl.col("cost") > 0, pl.col("models") > 0)
         .sort(["datasheet_id", "cost", "models"], descending=[False, False, True])
         .group_by("datasheet_id", maintain_order=True)
         .first()
-        .select("datasheet_id", (pl.col("cost") / pl.col("models")).alias("cost_per_model"))
+        .select("datasheet_id", "models", "cost")
+    )
+    frame = loadouts if loadouts is not None else pl.DataFrame(schema=LOADOUT_SCHEMA)
+    copies = (
+        frame.select(list(LOADOUT_SCHEMA))
+        .join(cheapest.select("datasheet_id", "models"), on=["datasheet_id", "models"])
+        .group_by("datasheet_id", "option", "weapon_id")
+        .agg((pl.col("model_count") * pl.col("per_model")).sum().alias("copies"))
+        .group_by("datasheet_id", "weapon_id")
+        .agg(pl.col("copies").max())
+    )
+    return (
+        weapon_ids.join(cheapest, on="datasheet_id", how="left")
+        .join(copies, on=["datasheet_id", "weapon_id"], how="left")
+        .with_columns((pl.col("cost") / pl.col("copies").fill_null(1)).alias("cost_per_copy"))
+        .drop("models", "cost", "copies")
     )

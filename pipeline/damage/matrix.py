@@ -24,10 +24,11 @@ from pipeline.damage.expand import (
     partition_path,
     write_partition,
 )
-from pipeline.damage.inputs import per_model_cost
+from pipeline.damage.inputs import cost_per_copy
 from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_targets, prepare_weapons
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
+from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitKeyCounts, unit_grid
 
 __all__ = [
     "MATRIX_COLUMNS",
@@ -40,7 +41,9 @@ __all__ = [
     "write_damage_parquet",
 ]
 
-MATRIX_COLUMNS: tuple[str, ...] = ("weapon_id", "profile_id", "scenario", *OUTPUTS, "damage_per_100_points")
+MATRIX_COLUMNS: tuple[str, ...] = (
+    "weapon_id", "profile_id", "scenario", *OUTPUTS, "damage_per_100_points", *UNIT_OUTPUTS,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ def prepare_damage(
     targets: pl.DataFrame,
     points: pl.DataFrame,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
+    loadouts: pl.DataFrame | None = None,
 ) -> DamageComputation:
     """Dedupe the inputs and run the engine on the distinct profiles (the expansion is per scenario)."""
     resolved = resolve_scenarios(scenarios)
@@ -65,10 +69,11 @@ def prepare_damage(
     effective = effective_weapons(w.profiles, resolved, w.abilities.anti_keywords)
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
     blocks = build_blocks(effective, t, keys)
-    weapon_ids = w.ids.join(per_model_cost(points), on="datasheet_id", how="left").sort("wkey", "weapon_id")
+    unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
+    weapon_ids = cost_per_copy(w.ids, points, loadouts).sort("wkey", "weapon_id")
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
-    report = _report(w, t, effective, weapon_ids, resolved)
-    return DamageComputation(weapon_ids, t.ids, blocks, effective_keys, resolved, report)
+    report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
+    return DamageComputation(weapon_ids, t.ids, blocks, unit, effective_keys, resolved, report)
 
 
 def _report(
@@ -77,6 +82,7 @@ def _report(
     effective: EffectiveWeapons,
     weapon_ids: pl.DataFrame,
     scenarios: list[Scenario],
+    unit: UnitKeyCounts,
 ) -> DamageReport:
     pairs = [g.profiles.height * (t.profiles if g.name == "special" else t.base).height for g in effective.groups]
     return DamageReport(
@@ -96,8 +102,13 @@ def _report(
         conditional_abilities=w.abilities.conditional,
         abilities_from_lists=w.abilities_from_lists,
         skill_null_as_torrent=w.skill_null_as_torrent,
-        weapons_without_points=int(weapon_ids["cost_per_model"].is_null().sum()),
+        weapons_without_points=int(weapon_ids["cost_per_copy"].is_null().sum()),
         anti_keywords=w.abilities.anti_keywords,
+        unit_weapon_parts=unit.weapon_parts,
+        unit_target_parts=unit.target_parts,
+        unit_count_keys=unit.count_keys,
+        unit_loss_keys=unit.loss_keys,
+        unit_distinct_pairs=unit.distinct_pairs,
     )
 
 
@@ -107,9 +118,10 @@ def compute_damage_matrix(
     targets: pl.DataFrame,
     points: pl.DataFrame,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
+    loadouts: pl.DataFrame | None = None,
 ) -> DamageResult:
     """The whole matrix in memory (fine for seeds; use `write_damage_matrix` for the full corpus)."""
-    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios)
+    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios, loadouts)
     matrix = pl.concat(list(computation.matrices())) if computation.scenarios else _empty_matrix()
     return DamageResult(matrix=matrix, report=computation.report)
 
@@ -134,8 +146,9 @@ def write_damage_matrix(
     points: pl.DataFrame,
     out_dir: Path,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
+    loadouts: pl.DataFrame | None = None,
 ) -> DamageReport:
     """Compute and write every scenario, streamed: at most `expand.MAX_WRITERS` chunks in memory at once."""
-    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios)
+    computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios, loadouts)
     computation.write_parquet(out_dir)
     return computation.report

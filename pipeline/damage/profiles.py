@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from pipeline.damage.abilities import AbilityColumns, complete_abilities, weapon_ability_columns
@@ -23,15 +25,19 @@ WEAPON_KEY: tuple[str, ...] = (
     "dmg_plus",
     "blast", "rapid_fire", "sustained_hits", "lethal_hits", "twin_linked", "devastating_wounds", "heavy",
     "lance", "mel_n", "mel_sides", "mel_plus", "ignores_cover", "indirect_fire", "hazardous",
+    "att_n", "att_sides", "att_plus", "sus_n", "sus_sides", "sus_plus", "rf_n", "rf_sides", "rf_plus",
 )  # fmt: skip
 
 #: Target columns every weapon needs (the key of a "base" defensive profile).
 TARGET_BASE_KEY: tuple[str, ...] = (
-    "toughness", "save", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction", "stealth",
+    "toughness", "save", "inv_ranged", "inv_melee", "wounds", "fnp", "reduction", "halve", "stealth",
 )  # fmt: skip
 
 #: Plus the columns only Blast and Anti weapons read (and one `has_<KEYWORD>` per anti keyword).
 TARGET_KEY: tuple[str, ...] = (*TARGET_BASE_KEY, "blast_bonus")
+
+#: Plus the unit's size: what `models_slain` / `wounds_lost` read (`unit_keys.py` splits it further).
+TARGET_UNIT_KEY: tuple[str, ...] = (*TARGET_KEY, "models")
 
 NO_INVULN = 7  # a 7+ save never succeeds: "no invulnerable save"
 NO_FNP = 7
@@ -53,12 +59,14 @@ class TargetProfiles:
     """profile_id -> tkey and tkey_base (sorted by tkey, profile_id), and the distinct profiles.
 
     `profiles` (keyed by tkey) holds every column; `base` (keyed by tkey_base) only
-    TARGET_BASE_KEY, enough for weapons without Blast or Anti: fewer pairs to compute.
+    TARGET_BASE_KEY, enough for weapons without Blast or Anti: fewer pairs to compute;
+    `units` (keyed by tkey_unit) adds the unit size for the unit-level outputs.
     """
 
     ids: pl.DataFrame
     profiles: pl.DataFrame
     base: pl.DataFrame
+    units: pl.DataFrame
     skipped: list[str]
     duplicates: int
 
@@ -74,6 +82,13 @@ def _dice_columns(texts: pl.Series, prefix: str) -> pl.DataFrame:
         },
         schema={f"{prefix}_n": pl.Int64, f"{prefix}_sides": pl.Int64, f"{prefix}_plus": pl.Int64},
     )
+
+
+def distinct_rows(frame: pl.DataFrame, columns: list[str]) -> tuple[pl.DataFrame, npt.NDArray[np.int64]]:
+    """Distinct rows of `columns` (first-seen order) and each row's index among them."""
+    distinct = frame.select(columns).unique(maintain_order=True).with_row_index("_key")
+    index = frame.select(columns).join(distinct, on=columns, how="left", maintain_order="left", nulls_equal=True)
+    return distinct.drop("_key"), index["_key"].cast(pl.Int64).to_numpy()
 
 
 def _assign_keys(frame: pl.DataFrame, id_col: str, key: list[str], key_name: str) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -93,7 +108,11 @@ def prepare_weapons(weapons: pl.DataFrame, weapon_abilities: pl.DataFrame) -> We
     if attacks is None or attacks.null_count():
         attacks = pl.Series([parse_dice(t).mean for t in weapons["attacks"]], dtype=pl.Float64)
     skill_null = frame["skill"].is_null() & ~frame["torrent"]
-    dice = [_dice_columns(frame["damage"], "dmg"), _dice_columns(frame["strength"].cast(pl.String), "str")]
+    dice = [
+        _dice_columns(frame["damage"], "dmg"),
+        _dice_columns(frame["strength"].cast(pl.String), "str"),
+        _dice_columns(frame["attacks"], "att"),
+    ]
     frame = pl.concat([frame, *dice], how="horizontal").with_columns(
         attacks.alias("attacks_mean"),
         (pl.col("kind") == "ranged").alias("ranged"),
@@ -108,12 +127,17 @@ def prepare_weapons(weapons: pl.DataFrame, weapon_abilities: pl.DataFrame) -> We
     return WeaponProfiles(ids, distinct, abilities, int(skill_null.sum()), from_lists)
 
 
+def _optional(frame: pl.DataFrame, column: str, dtype: type[pl.DataType]) -> pl.Expr:
+    """A column some producers leave out (reference profiles have no `invuln_melee`): NULL when absent."""
+    return pl.col(column) if column in frame.columns else pl.lit(None, dtype=dtype).alias(column)
+
+
 def _target_columns(targets: pl.DataFrame, anti_keywords: list[str]) -> list[pl.Expr]:
     """Expressions that turn a target row into its defensive key columns."""
     keywords = pl.col("keywords").fill_null(pl.lit([], dtype=pl.List(pl.String)))
     stealth = pl.col("stealth").fill_null(False) if "stealth" in targets.columns else pl.lit(False)
     condition, invuln = pl.col("invuln_condition"), pl.col("invuln").fill_null(NO_INVULN)
-    melee = pl.col("invuln_melee") if "invuln_melee" in targets.columns else pl.lit(None, dtype=pl.Int64)
+    melee = _optional(targets, "invuln_melee", pl.Int64)
     return [
         pl.when(condition.is_null() | (condition == "ranged")).then(invuln).otherwise(NO_INVULN).alias("inv_ranged"),
         pl.coalesce(melee, pl.when(condition.is_null() | (condition == "melee")).then(invuln).otherwise(NO_INVULN))
@@ -121,7 +145,9 @@ def _target_columns(targets: pl.DataFrame, anti_keywords: list[str]) -> list[pl.
         .alias("inv_melee"),
         pl.col("fnp").fill_null(NO_FNP).alias("fnp"),
         pl.col("damage_reduction").fill_null(0).alias("reduction"),
+        _optional(targets, "halve_damage", pl.Boolean).fill_null(False).alias("halve"),
         (pl.col("unit_size").fill_null(1) // 5).alias("blast_bonus"),
+        pl.col("unit_size").fill_null(1).alias("models"),
         stealth.alias("stealth"),
         *[keywords.list.contains(k).alias(f"has_{k}") for k in anti_keywords],
     ]
@@ -136,5 +162,9 @@ def prepare_targets(targets: pl.DataFrame, anti_keywords: list[str]) -> TargetPr
     key = [*TARGET_KEY, *[f"has_{k}" for k in anti_keywords]]
     ids, distinct = _assign_keys(usable, "profile_id", key, "tkey")
     base_ids, base = _assign_keys(usable, "profile_id", list(TARGET_BASE_KEY), "tkey_base")
-    ids = ids.join(base_ids, on="profile_id", how="left").sort("tkey", "profile_id")
-    return TargetProfiles(ids, distinct, base, skipped, targets.height - unique.height)
+    unit_key = [*TARGET_UNIT_KEY, *[f"has_{k}" for k in anti_keywords]]
+    unit_ids, units = _assign_keys(usable, "profile_id", unit_key, "tkey_unit")
+    ids = ids.join(base_ids, on="profile_id", how="left").join(unit_ids, on="profile_id", how="left")
+    return TargetProfiles(
+        ids.sort("tkey", "profile_id"), distinct, base, units, skipped, targets.height - unique.height
+    )

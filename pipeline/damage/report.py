@@ -42,6 +42,13 @@ class DamageReport:
     effective_weapon_profiles: int = 0
     computed_cells: int = 0
     anti_keywords: list[str] = field(default_factory=list)
+    #: Distinct work behind models_slain / wounds_lost (unit_keys.py): weapon and target parts, count
+    #: keys, loss keys and the distinct (count key, loss key) pairs actually computed.
+    unit_weapon_parts: int = 0
+    unit_target_parts: int = 0
+    unit_count_keys: int = 0
+    unit_loss_keys: int = 0
+    unit_distinct_pairs: int = 0
 
     @property
     def no_effect_reasons(self) -> dict[str, str]:

@@ -43,4 +43,10 @@ def _target_columns(frame: pl.DataFrame) -> list[pl.Expr]:
 
 def damage_stage(frames: Mapping[str, pl.DataFrame]) -> DamageComputation:
     """Damage of every weapon against every target with a statline, on distinct profiles."""
-    return prepare_damage(frames["weapons"], frames["weapon_abilities"], targets_of(frames), frames["points"])
+    return prepare_damage(
+        frames["weapons"],
+        frames["weapon_abilities"],
+        targets_of(frames),
+        frames["points"],
+        loadouts=frames.get("datasheet_loadouts"),
+    )

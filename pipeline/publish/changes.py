@@ -1,7 +1,8 @@
 """What changed in a table between two releases, by key: rows added, removed, changed.
 
 `line` moves with unrelated input lines and `provenance` explains a value rather than being
-one, so neither makes a row changed. Used by the manifest's change summary and `dataslate diff`.
+one, so neither makes a row changed; floats are compared to `SIGNIFICANT_DIGITS` significant digits. Used by
+the manifest's change summary and `dataslate diff`.
 """
 
 from __future__ import annotations
@@ -28,9 +29,23 @@ class TableChanges:
         return {"added": len(self.added), "removed": len(self.removed), "changed": len(self.changed)}
 
 
+#: Floats are compared to this many significant digits: the engines' results differ in the last bits when the
+#: batch they were computed in differs (another unit added), which is no change of the value.
+SIGNIFICANT_DIGITS = 9
+
+
+def _comparable(frame: pl.DataFrame, column: str) -> pl.Expr:
+    dtype = frame.schema[column]
+    if dtype.is_float():
+        return pl.col(column).round_sig_figs(SIGNIFICANT_DIGITS)
+    if isinstance(dtype, pl.List) and dtype.inner.is_float():
+        return pl.col(column).list.eval(pl.element().round_sig_figs(SIGNIFICANT_DIGITS))
+    return pl.col(column)
+
+
 def keyed(frame: pl.DataFrame, key: tuple[str, ...], compared: list[str]) -> pl.DataFrame:
     label = pl.concat_str([pl.col(k).cast(pl.String).fill_null("None") for k in key], separator=" | ")
-    hashed = frame.select(compared).hash_rows(seed=0) if compared else None
+    hashed = frame.select([_comparable(frame, c) for c in compared]).hash_rows(seed=0) if compared else None
     keyed = frame.select(label.alias(_KEY))
     return keyed.with_columns(hashed.alias(_ROW) if hashed is not None else pl.lit(0, pl.UInt64).alias(_ROW))
 

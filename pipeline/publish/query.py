@@ -52,6 +52,7 @@ def open_release(release: Path, limits: SqlLimits | None = None) -> duckdb.DuckD
         con.execute("SET enable_progress_bar = false")  # a client setting: results only, never a bar
         con.execute("SET enable_external_access = false")
         register_damage_matrix(con, folder)
+        register_unit_matchups(con, folder)
         con.execute("SET lock_configuration = true")
     except BaseException:
         con.close()
@@ -76,6 +77,22 @@ def register_damage_matrix(con: duckdb.DuckDBPyConnection, folder: Path) -> None
     import pyarrow.dataset as ds
 
     con.register("damage_matrix", ds.dataset(matrix, format="parquet", partitioning="hive"))
+
+
+def register_unit_matchups(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
+    """The same for `unit_matchups` (always a view over `unit_matchups/scenario=*/attacker_faction=*/`)."""
+    kinds = con.execute(
+        "SELECT table_type FROM information_schema.tables "
+        "WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = 'unit_matchups'"
+    ).fetchall()
+    partitions = folder / "unit_matchups"
+    if kinds != [("VIEW",)] or not partitions.is_dir():
+        return
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    hive = ds.partitioning(pa.schema([("scenario", pa.string()), ("attacker_faction", pa.string())]), flavor="hive")
+    con.register("unit_matchups", ds.dataset(partitions, format="parquet", partitioning=hive))
 
 
 #: Statement types `dataslate sql` runs; anything else is refused before it runs. This is a

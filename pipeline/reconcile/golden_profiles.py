@@ -42,6 +42,7 @@ def unit_profiles(unit_id: str, profiles: ProfileSet, composition: Sequence[Coun
     ):
         lead = cluster.records[0]
         counts = _counts(cluster, composition)
+        halving = next((p for p in cluster.records if p.halve_damage), None)
         rows.append(
             UnitProfile(
                 unit_id=unit_id,
@@ -50,6 +51,8 @@ def unit_profiles(unit_id: str, profiles: ProfileSet, composition: Sequence[Coun
                 profile_id=lead.profile_id,
                 profile_ids=list(dict.fromkeys(p.profile_id for p in cluster.records)),
                 keywords=list(lead.keywords),
+                halve_damage=halving is not None,
+                halve_damage_source=halving.halve_damage_source if halving else None,
                 min_models=counts[0] if counts else None,
                 max_models=counts[1] if counts else None,
                 source_id=lead.source_id,

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pipeline.cache.parsed import load_parsed, parsed_key, store_parsed
 from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
+from pipeline.normalise.derived import with_derived_defences
 from pipeline.sources import bsdata, detect_format, page, wahapedia
+from pipeline.sources.cached import load_parsed, parsed_key, store_parsed
 from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Record, Source, SourceFormat
 
@@ -81,7 +82,9 @@ class ParseResult:
 
 def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult:
     """Parse every input into one Dataset (formats detected per path), with a report per file; with a
-    cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed."""
+    cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed.
+    Defensive values read from text (halve damage, a better melee invulnerable save) are derived here, once
+    for every source (`normalise.derived.with_derived_defences`)."""
     records: list[Record] = []
     report = ParseReport()
     parsed: list[str] = []
@@ -100,7 +103,7 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult
                 reused.append(str(item))
             records.extend(hit[0])
             report.files.extend(hit[1])
-    return ParseResult(Dataset(records), report, tuple(parsed), tuple(reused))
+    return ParseResult(with_derived_defences(Dataset(records)), report, tuple(parsed), tuple(reused))
 
 
 def _parse_item(item: Path, path: Path, fmt: SourceFormat) -> tuple[list[Record], list[FileReport]]:

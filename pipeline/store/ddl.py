@@ -45,6 +45,7 @@ from schemas.records import (
     Weapon,
     WeaponAbilityRow,
 )
+from schemas.units import UnitLoadout, UnitLoadoutIssue, UnitMatchup, UnitVsReference
 
 #: Published tables in load order (parents before children).
 TABLE_MODELS: tuple[type[Record], ...] = (
@@ -61,6 +62,8 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     UnitProfile,
     UnitWeapon,
     UnitPoints,
+    UnitLoadout,
+    UnitLoadoutIssue,
     Stratagem,
     DatasheetStratagem,
     Rule,
@@ -79,10 +82,11 @@ TABLE_MODELS: tuple[type[Record], ...] = (
     IdAlias,
     DamageVsReference,
     Finding,
+    UnitVsReference,
     QuarantineRow,
 )
 
-_ALL_MODELS: list[type[Record]] = [*TABLE_MODELS, DamageCell]
+_ALL_MODELS: list[type[Record]] = [*TABLE_MODELS, DamageCell, UnitMatchup]
 MODEL_BY_TABLE: dict[str, type[Record]] = {m.TABLE: m for m in _ALL_MODELS}
 
 #: (child table, column) -> (parent table, column). Enforced by DuckDB.
@@ -104,9 +108,6 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("datasheet_enhancements", "enhancement_id"): ("enhancements", "enhancement_id"),
     ("datasheet_detachment_abilities", "datasheet_id"): ("datasheets", "datasheet_id"),
     ("datasheet_detachment_abilities", "detachment_ability_id"): ("detachment_abilities", "detachment_ability_id"),
-    ("datasheet_loadouts", "datasheet_id"): ("datasheets", "datasheet_id"),
-    ("datasheet_loadouts", "weapon_id"): ("weapons", "weapon_id"),
-    ("loadout_issues", "datasheet_id"): ("datasheets", "datasheet_id"),
     ("unit_profiles", "unit_id"): ("units", "unit_id"),
     ("unit_weapons", "unit_id"): ("units", "unit_id"),
     ("unit_weapons", "weapon_id"): ("weapons", "weapon_id"),
@@ -114,6 +115,13 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("damage_vs_reference", "unit_id"): ("units", "unit_id"),
     ("damage_vs_reference", "weapon_id"): ("weapons", "weapon_id"),
     ("findings", "unit_id"): ("units", "unit_id"),
+    ("datasheet_loadouts", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("datasheet_loadouts", "weapon_id"): ("weapons", "weapon_id"),
+    ("loadout_issues", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("unit_loadouts", "unit_id"): ("units", "unit_id"),
+    ("unit_loadouts", "weapon_id"): ("weapons", "weapon_id"),
+    ("unit_loadouts", "datasheet_id"): ("datasheets", "datasheet_id"),
+    ("unit_loadout_issues", "unit_id"): ("units", "unit_id"),
 }
 
 

@@ -87,6 +87,26 @@ def attach_damage_matrix(db_path: Path, cells: int) -> DamageMatrixKind:
         con.close()
 
 
+#: The unit × unit partitions, relative to the release folder (pipeline/matchups/partition.py).
+UNIT_MATCHUPS_SOURCE = "read_parquet('unit_matchups/*/*/*.parquet', hive_partitioning = true)"
+
+
+def attach_unit_matchups(db_path: Path) -> bool:
+    """`unit_matchups` as a view over its partitions beside the DuckDB file (resolved like the damage
+    matrix view); False when the release has none."""
+    if not any((db_path.parent / "unit_matchups").glob("*/*/*.parquet")):
+        return False
+    con = duckdb.connect(str(db_path))
+    try:
+        with searchable(db_path.parent) as folder:
+            con.execute("SET file_search_path = ?", [folder])
+            con.execute(f"CREATE VIEW unit_matchups AS SELECT * FROM {UNIT_MATCHUPS_SOURCE}")
+        con.execute("CHECKPOINT")
+        return True
+    finally:
+        con.close()
+
+
 @contextmanager
 def searchable(folder: Path) -> Iterator[str]:
     """`folder` as a `file_search_path` entry: itself, or a temporary symlink to it when its

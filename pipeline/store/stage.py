@@ -15,7 +15,7 @@ import polars as pl
 
 from pipeline import config
 from pipeline.damage.matrix import DamageComputation
-from pipeline.store.load import DamageMatrixKind, attach_damage_matrix, load_duckdb
+from pipeline.store.load import DamageMatrixKind, attach_damage_matrix, attach_unit_matchups, load_duckdb
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,11 @@ class StoreReport:
 
 
 def store_stage(frames: Mapping[str, pl.DataFrame], damage: DamageComputation, release: Path) -> StoreReport:
-    """`damage_matrix/` Parquet, then `dataslate.duckdb` with every table, the matrix and the views."""
+    """`damage_matrix/` Parquet, then `dataslate.duckdb` with every table, the matrix, `unit_matchups` (a view
+    over the partitions already in the release, when there are any) and the views."""
     damage.write_parquet(release)
     db_path = release / config.DUCKDB_FILENAME
     load_duckdb(frames, db_path)
-    return StoreReport(attach_damage_matrix(db_path, damage.cells), damage.cells)
+    kind = attach_damage_matrix(db_path, damage.cells)
+    attach_unit_matchups(db_path)
+    return StoreReport(kind, damage.cells)

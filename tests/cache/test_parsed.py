@@ -10,7 +10,7 @@ import pytest
 
 from pipeline import config
 from pipeline.cache.entries import CacheWarning, write_entry
-from pipeline.cache.parsed import KIND, parsed_key
+from pipeline.sources.cached import KIND, parsed_key
 from pipeline.sources.registry import ParseResult, read_inputs
 from schemas.records import Weapon
 from tests.publish.wahapedia_subset import write_subset

@@ -14,6 +14,7 @@ from pipeline.damage import (
     weapon_abilities_frame,
     weapons_frame,
 )
+from pipeline.damage.inputs import LOADOUT_SCHEMA
 from pipeline.normalise.weapon_abilities import parse_weapon_ability
 from schemas.records import ModelProfile, Points, Weapon
 
@@ -29,6 +30,11 @@ def weapon(weapon_id: str = "w", *, abilities: Sequence[str] = (), **stats: Any)
     return Weapon(weapon_id=weapon_id, abilities=[a.normalised for a in typed], typed_abilities=typed, **base)
 
 
+def typed_rows(w: Weapon) -> list[dict[str, Any]]:
+    """The weapon's `weapon_abilities` rows as dicts (ability, value, keyword, raw)."""
+    return [a.row() for a in w.typed_abilities]
+
+
 def target(profile_id: str = "t", **stats: Any) -> ModelProfile:
     """A ModelProfile; defaults: T4 Sv3+ W2, INFANTRY, unit of 5 (a MEQ)."""
     base: dict[str, Any] = dict(datasheet_id="tds", name=profile_id, toughness=4, save=3, wounds=2,
@@ -38,11 +44,14 @@ def target(profile_id: str = "t", **stats: Any) -> ModelProfile:
 
 
 def run(weapons: Sequence[Weapon], targets: Sequence[ModelProfile], scenarios: Sequence[str] = ("default",),
-        points: Sequence[Points] = (), stealth: Sequence[str] = ()) -> pl.DataFrame:  # fmt: skip
-    """The engine's matrix; `stealth` lists profile_ids given the Stealth ability."""
+        points: Sequence[Points] = (), stealth: Sequence[str] = (),
+        loadouts: Sequence[dict[str, Any]] = ()) -> pl.DataFrame:  # fmt: skip
+    """The engine's matrix; `stealth` lists profile_ids given the Stealth ability; `loadouts` are
+    `datasheet_loadouts` rows (LOADOUT_SCHEMA columns)."""
     frame = targets_frame(targets).with_columns(pl.col("profile_id").is_in(list(stealth)).alias("stealth"))
+    carried = pl.DataFrame(list(loadouts), schema=LOADOUT_SCHEMA)
     return compute_damage_matrix(
-        weapons_frame(weapons), weapon_abilities_frame(weapons), frame, points_frame(points), scenarios
+        weapons_frame(weapons), weapon_abilities_frame(weapons), frame, points_frame(points), scenarios, carried
     ).matrix
 
 

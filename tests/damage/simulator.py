@@ -6,6 +6,11 @@ die (re-rolled once on a failure with Twin-linked), each wound its save or its
 Devastating Wounds mortal wounds, each unsaved wound its Damage dice, and each
 point of damage its Feel No Pain die. Results per trial are averaged; the tests
 compare the engine with the mean within a few standard errors.
+
+Unit level (`models_slain`, `wounds_lost`): the trial also allocates its wounds to a
+unit of `unit_size` models of the profile, one model at a time (a wounded model
+takes the next wound, damage beyond its remaining wounds is lost), the mortal
+wounds of Devastating Wounds after every other attack.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pipeline.damage.scenarios import Scenario
 from schemas.dice import Dice, parse_dice
 
 OUTPUTS = ("attacks", "hits", "wounds", "mortal_wounds", "unsaved", "damage", "damage_capped",
-           "self_mortal_wounds")  # fmt: skip
+           "self_mortal_wounds", "models_slain", "wounds_lost")  # fmt: skip
 
 
 class DicePool:
@@ -84,6 +89,27 @@ class SimTarget:
     keywords: tuple[str, ...] = ()
     unit_size: int = 1
     stealth: bool = False
+    invuln_melee: int | None = None
+    halve_damage: bool = False
+
+
+class UnitState:
+    """The target unit during one trial: models left, wounds left on the model taking the next wound."""
+
+    def __init__(self, target: SimTarget) -> None:
+        self.wounds, self.models, self.remaining = target.wounds, target.unit_size, target.wounds
+        self.slain, self.lost = 0, 0
+
+    def allocate(self, points: int) -> None:
+        """Points lost (after FNP) by one wound: the rest beyond the model's remaining wounds is lost."""
+        if self.slain == self.models:
+            return
+        taken = min(points, self.remaining)
+        self.remaining -= taken
+        self.lost += taken
+        if self.remaining == 0:
+            self.slain += 1
+            self.remaining = self.wounds
 
 
 def wound_need(strength: int, toughness: int) -> int:
@@ -171,14 +197,18 @@ class AttackSequence:
         armour_need = self.t.save - self.w.ap - (1 if cover else 0)
         condition = self.t.invuln_condition
         kind = "ranged" if self.w.ranged else "melee"
-        use_invuln = self.t.invuln is not None and condition in (None, kind) and self.t.invuln < armour_need
+        invuln = self.t.invuln if condition in (None, kind) else None
+        if kind == "melee" and self.t.invuln_melee is not None:
+            invuln = self.t.invuln_melee
         roll = self.dice.d6()
         if roll == 1:
             return False
-        return roll >= (self.t.invuln if use_invuln and self.t.invuln else armour_need)
+        return roll >= min(armour_need, invuln or 7)
 
     def damage_characteristic(self) -> int:
         damage = self.dice.roll(parse_dice(self.w.damage))
+        if self.t.halve_damage:
+            damage = (damage + 1) // 2
         if self.w.melta and self.s.half_range:
             damage += self.dice.roll(parse_dice(self.w.melta))
         if self.t.damage_reduction:
@@ -192,9 +222,10 @@ class AttackSequence:
         return sum(1 for _ in range(points) if self.dice.d6() < self.t.fnp)
 
 
-def _resolve_wound(seq: AttackSequence, critical: bool, totals: dict[str, float]) -> None:
-    """Saves or Devastating Wounds, then damage, FNP and the per-attack cap."""
-    if seq.w.devastating_wounds and critical:
+def _resolve_wound(seq: AttackSequence, critical: bool, totals: dict[str, float], unit: Trial) -> None:
+    """Saves or Devastating Wounds, then damage, FNP, the per-attack cap and the unit's allocation."""
+    devastating = seq.w.devastating_wounds and critical
+    if devastating:
         points = seq.damage_characteristic()
         totals["mortal_wounds"] += points
     elif not seq.saving_throw():
@@ -205,17 +236,29 @@ def _resolve_wound(seq: AttackSequence, critical: bool, totals: dict[str, float]
     lost = seq.points_lost(points)
     totals["damage"] += lost
     totals["damage_capped"] += min(lost, seq.t.wounds)
+    if devastating:
+        unit.deferred.append(lost)  # mortal wounds wait until every other attack is resolved
+    else:
+        unit.state.allocate(lost)
 
 
-def _resolve_hit(seq: AttackSequence, lethal_critical: bool, totals: dict[str, float]) -> None:
+@dataclass
+class Trial:
+    """One trial's unit and the Devastating Wounds mortal wounds waiting for it."""
+
+    state: UnitState
+    deferred: list[int] = field(default_factory=list)
+
+
+def _resolve_hit(seq: AttackSequence, lethal_critical: bool, totals: dict[str, float], unit: Trial) -> None:
     if lethal_critical:  # Lethal Hits: wounds automatically, not a Critical Wound
         totals["wounds"] += 1
-        _resolve_wound(seq, False, totals)
+        _resolve_wound(seq, False, totals, unit)
         return
     wounded, critical = seq.wound_roll()
     if wounded:
         totals["wounds"] += 1
-        _resolve_wound(seq, critical, totals)
+        _resolve_wound(seq, critical, totals, unit)
 
 
 def one_trial(seq: AttackSequence) -> dict[str, float]:
@@ -223,6 +266,7 @@ def one_trial(seq: AttackSequence) -> dict[str, float]:
     totals = dict.fromkeys(OUTPUTS, 0.0)
     if not seq.can_attack:
         return totals
+    unit = Trial(UnitState(seq.t))
     totals["attacks"] = attacks = seq.number_of_attacks()
     for _ in range(attacks):
         hit, critical = seq.hit_roll()
@@ -230,9 +274,12 @@ def one_trial(seq: AttackSequence) -> dict[str, float]:
             continue
         extra = seq.dice.roll(parse_dice(seq.w.sustained_hits)) if critical and seq.w.sustained_hits else 0
         totals["hits"] += 1 + extra
-        _resolve_hit(seq, critical and seq.w.lethal_hits, totals)
+        _resolve_hit(seq, critical and seq.w.lethal_hits, totals, unit)
         for _ in range(extra):
-            _resolve_hit(seq, False, totals)
+            _resolve_hit(seq, False, totals, unit)
+    for points in unit.deferred:
+        unit.state.allocate(points)
+    totals["models_slain"], totals["wounds_lost"] = unit.state.slain, unit.state.lost
     if seq.w.hazardous and seq.dice.d6() == 1:
         totals["self_mortal_wounds"] += 3
     return totals

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.damage.dice_tables import damage_table, dice_pmf, fnp_lose_probability, raw_damage_pmfs
+from pipeline.damage.dice_tables import damage_table, dice_pmf, fnp_lose_probability, halved, raw_damage_pmfs
 
 
 @pytest.mark.parametrize(("dice", "mean", "support"), [
@@ -34,7 +34,8 @@ def test_table_values() -> None:
     # D6 with -1 damage vs W10: 1, 1, 2, 3, 4, 5 -> 16/6
     # D3+3 vs W4 FNP 6+: every point lost with 5/6; E[min(Bin(d, 5/6), 4)] averaged over d = 4, 5, 6
     table = damage_table(
-        [(2, 6, 0, 0, 0, 0), (1, 6, 0, 0, 0, 0), (1, 3, 3, 0, 0, 0)], [(0, 7, 3), (1, 7, 10), (0, 6, 4)]
+        [(2, 6, 0, 0, 0, 0), (1, 6, 0, 0, 0, 0), (1, 3, 3, 0, 0, 0)],
+        [(0, 7, 3, False), (1, 7, 10, False), (0, 6, 4, False)],
     )
     assert table.capped[0, 0] == pytest.approx(3 - 1 / 36)
     assert table.mean[1, 1] == pytest.approx(16 / 6)
@@ -48,3 +49,25 @@ def test_table_values() -> None:
 
     assert table.capped[2, 2] == pytest.approx((capped(4) + capped(5) + capped(6)) / 3)
     assert table.after_fnp[2, 2] == pytest.approx(5 * p)
+
+
+def test_halving_rounds_up() -> None:
+    # D6 halved: 1, 1, 2, 2, 3, 3; D6+1 halved: 1, 2, 2, 3, 3, 4
+    assert halved(dice_pmf(1, 6, 0)) == pytest.approx(np.array([0, 2, 2, 2, 0, 0, 0]) / 6)
+    assert halved(dice_pmf(1, 6, 1)) @ np.arange(8) == pytest.approx(15 / 6)
+
+
+@pytest.mark.parametrize(
+    ("weapon", "target", "mean"),
+    [
+        ((1, 6, 1, 0, 0, 0), (0, 7, 14, True), 15 / 6),  # lascannon D6+1 halved: 1, 2, 2, 3, 3, 4
+        ((1, 6, 0, 0, 0, 2), (0, 7, 14, True), 2 + 2),  # halve first, then Melta 2: (1, 1, 2, 2, 3, 3) + 2
+        ((1, 6, 0, 0, 0, 2), (1, 7, 14, True), 2 + 2 - 1),  # then -1 reduction: never below 1 here
+        ((0, 0, 1, 0, 0, 0), (1, 7, 14, True), 1),  # D1 halved is 1, minus 1 is still 1
+        ((0, 0, 3, 0, 0, 0), (1, 7, 14, True), 1),  # D3 -> 2 -> 1
+    ],
+)
+def test_halve_then_melta_then_reduction(
+    weapon: tuple[int, int, int, int, int, int], target: tuple[int, int, int, bool], mean: float
+) -> None:
+    assert damage_table([weapon], [target]).mean[0, 0] == pytest.approx(mean)

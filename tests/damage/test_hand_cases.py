@@ -7,6 +7,8 @@ Sv3+ W2 INFANTRY in a unit of 5 (builders' defaults).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from schemas.records import Points
@@ -255,6 +257,28 @@ def test_a_melee_invulnerable_save_that_differs_is_used_against_melee_attacks() 
     check(cell(weapon(ap=-4, kind="melee"), warden), unsaved=wounds * 2 / 6)
 
 
+@pytest.mark.parametrize(
+    ("profile", "ranged_fails", "melee_fails"),
+    [
+        # ranged-only 5++ (Knight Warden, Wahapedia 000000857) vs AP-4 (armour 7+): melee gets no invuln
+        (dict(invuln=5, invuln_condition="ranged"), 4 / 6, 6 / 6),
+        # melee-only 4++ (Wahapedia "This model has a 4+ invulnerable save against melee attacks.")
+        (dict(invuln=4, invuln_condition="melee"), 6 / 6, 3 / 6),
+        # Howling Banshees (000000594): 5++, "improved to 4+ against melee attacks" -> invuln_melee 4
+        (dict(invuln=5, invuln_melee=4), 4 / 6, 3 / 6),
+        # Wyches (000000646): 6++, 4++ in melee
+        (dict(invuln=6, invuln_melee=4), 5 / 6, 3 / 6),
+    ],
+)
+def test_each_attack_uses_the_invulnerable_save_of_its_own_type(
+    profile: dict[str, Any], ranged_fails: float, melee_fails: float
+) -> None:
+    t = target(toughness=3, save=4, wounds=1, **profile)
+    wounds = 10 * 4 / 6 * 4 / 6  # S4 vs T3: 3+
+    check(cell(weapon(ap=-4), t), unsaved=wounds * ranged_fails)
+    check(cell(weapon(ap=-4, kind="melee"), t), unsaved=wounds * melee_fails)
+
+
 def test_cover_adds_one_to_armour_against_ranged_attacks() -> None:
     # Sv3+ vs AP-1: 4+ (fails 3/6), in cover 3+ (fails 2/6); melee gets no cover
     wounds = 10 * 4 / 6 * 3 / 6
@@ -368,6 +392,43 @@ def test_melta_then_damage_reduction() -> None:
     )
 
 
+# Avatar of Khaine (Wahapedia 000000581: T11 Sv2+ 4++ W14, Molten Form: halve the Damage characteristic)
+AVATAR: dict[str, Any] = dict(toughness=11, save=2, invuln=4, wounds=14, keywords=["MONSTER"], unit_size=1)
+LASCANNON: dict[str, Any] = dict(attacks="1", skill=4, strength=12, ap=-3, damage="D6+1")
+
+
+def test_lascannon_against_the_avatar_of_khaine_halves_damage() -> None:
+    # Lascannon A1 BS4+ S12 AP-3 D D6+1 (issue 13): hits 1 × 3/6; S12 > T11 wounds on 3+: × 4/6;
+    # Sv2+ with AP-3 is 5+, the 4++ is better: fails 3/6 -> unsaved = 1/2 × 2/3 × 1/2 = 1/6.
+    # D6+1 rolls 2..7; halved rounding up: 1, 2, 2, 3, 3, 4 -> mean 15/6 = 2.5 (unhalved 4.5).
+    # damage = 1/6 × 2.5 = 0.41667 (was 1/6 × 4.5 = 0.75 before halving was modelled)
+    unsaved = 1 * 3 / 6 * 4 / 6 * 3 / 6
+    avatar = target("avatar", **AVATAR, halve_damage=True)
+    result = cell(weapon(**LASCANNON), avatar)
+    check(result, hits=3 / 6, wounds=3 / 6 * 4 / 6, unsaved=unsaved, damage=unsaved * 2.5, damage_capped=unsaved * 2.5)
+    assert result["damage"] == pytest.approx(0.4167, abs=1e-4)
+    assert cell(weapon(**LASCANNON), target("avatar", **AVATAR))["damage"] == pytest.approx(0.75)
+
+
+def test_halve_first_then_melta_then_damage_reduction() -> None:
+    # multi-melta D6 melta 2 at half range vs halve damage: D6 halved 1, 1, 2, 2, 3, 3 (mean 2) + 2 = 4
+    # (halving after Melta would give (D6 + 2) / 2 rounded up = 3); with -1 damage as well: 3
+    unsaved = 10 * 4 / 6 * 3 / 6 * 2 / 6
+    w = weapon(damage="D6", abilities=["melta 2"])
+    halving = target(wounds=20, halve_damage=True)
+    check(cell(w, halving, "half_range"), damage=unsaved * 4)
+    check(cell(w, target(wounds=20, halve_damage=True, damage_reduction=1), "half_range"), damage=unsaved * 3)
+    check(cell(weapon(), halving), damage=unsaved)  # D1 halved rounds up to 1
+
+
+def test_devastating_mortal_wounds_are_halved_too() -> None:
+    # D6 devastating vs halve damage W20: criticals 6.667/6 inflict D6 halved (mean 2) mortal wounds each
+    hits = 10 * 4 / 6
+    crit, normal = hits / 6, hits * 2 / 6
+    result = cell(weapon(damage="D6", abilities=["devastating wounds"]), target(wounds=20, halve_damage=True))
+    check(result, mortal_wounds=crit * 2, damage=(normal * 2 / 6 + crit) * 2)
+
+
 # --- no-effect abilities, hazardous, unknown ---------------------------------------------------------------
 
 
@@ -390,12 +451,41 @@ def test_unknown_ability_has_no_effect() -> None:
 # --- per points --------------------------------------------------------------------------------------------
 
 
-def test_damage_per_100_points_uses_the_cheapest_option_per_model() -> None:
-    # options 5 models 100 pts and 10 models 180 pts: cheapest is 100/5 = 20 per model;
-    # damage 1.1111 per 20 points -> 5.5556 per 100 points
-    points = [Points(datasheet_id="ds", models=10, cost=180), Points(datasheet_id="ds", models=5, cost=100)]
-    check(cell(weapon(), points=points), damage_per_100_points=1.1111111111111112 * 100 / 20)
+def _carried(weapon_id: str, models: int, model_count: int, per_model: int = 1) -> dict[str, Any]:
+    return {"datasheet_id": "ds", "models": models, "option": f"{models} models", "weapon_id": weapon_id,
+            "model_count": model_count, "per_model": per_model}  # fmt: skip
+
+
+#: options 5 models 100 pts and 10 models 180 pts: the cheapest option costs 100 points.
+OPTIONS = [Points(datasheet_id="ds", models=10, cost=180), Points(datasheet_id="ds", models=5, cost=100)]
+
+
+@pytest.mark.parametrize(
+    ("loadouts", "cost_per_copy"),
+    [
+        ([], 100),  # not in the default loadout: one model takes it, costed at the whole option
+        ([_carried("w", 5, 1)], 100),  # a lone special weapon: the squad's 100 points, not one model's 20
+        ([_carried("w", 5, 5)], 20),  # every model carries one: 100 / 5
+        ([_carried("w", 5, 2, per_model=2)], 25),  # two models with two each: 100 / 4
+        ([_carried("w", 10, 10)], 100),  # the larger option's loadout is not the cheapest option's
+    ],
+)
+def test_damage_per_100_points_is_per_copy_of_the_cheapest_option(
+    loadouts: list[dict[str, Any]], cost_per_copy: float
+) -> None:
+    # damage_capped 1.1111 (D1 never exceeds W2) per copy of the weapon
+    check(
+        cell(weapon(), points=OPTIONS, loadouts=loadouts),
+        damage_per_100_points=1.1111111111111112 * 100 / cost_per_copy,
+    )
     assert cell(weapon())["damage_per_100_points"] is None
+
+
+def test_damage_per_100_points_counts_only_the_damage_that_can_land() -> None:
+    # D3 against W1 models: damage 3.3333 but damage_capped 1.1111 (one wound per slain model)
+    row = cell(weapon(damage="3"), target(wounds=1), points=OPTIONS, loadouts=[_carried("w", 5, 5)])
+    check(row, damage=3.3333333333333335, damage_capped=1.1111111111111112)
+    check(row, damage_per_100_points=1.1111111111111112 * 100 / 20)
 
 
 def test_every_scenario_of_every_pair_is_published() -> None:

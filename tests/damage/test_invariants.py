@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pipeline.damage.engine import OUTPUTS
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, SCENARIOS
+from pipeline.damage.unit_results import UNIT_OUTPUTS
 from tests.damage.builders import run, target, weapon
 
 ABILITIES = [
@@ -41,6 +42,7 @@ target_specs = st.fixed_dictionaries({
     "damage_reduction": st.one_of(st.none(), st.just(1)),
     "keywords": st.lists(st.sampled_from(["INFANTRY", "VEHICLE", "MONSTER"]), max_size=2, unique=True),
     "unit_size": st.integers(1, 20),
+    "halve_damage": st.booleans(),
 })  # fmt: skip
 
 scenarios = st.sampled_from(list(SCENARIO_DEFINITIONS))
@@ -115,6 +117,43 @@ def test_outputs_are_bounded(w: dict[str, Any], t: dict[str, Any], scenario: str
 
 
 @SETTINGS
+@given(weapon_specs, target_specs, scenarios)
+def test_unit_outputs_are_bounded(w: dict[str, Any], t: dict[str, Any], scenario: str) -> None:
+    """A unit loses at most what it has; a slain model lost all its wounds; allocation never adds damage."""
+    row = run([_weapon(w)], [target(**t)], [scenario]).row(0, named=True)
+    models, wounds = t["unit_size"], t["wounds"]
+    assert 0 <= row["models_slain"] <= models + 1e-9
+    assert 0 <= row["wounds_lost"] <= models * wounds + 1e-9
+    assert row["models_slain"] * wounds <= row["wounds_lost"] + 1e-9
+    # each damaging attack loses at most min(its damage, the model's remaining wounds) <= min(damage, W)
+    assert row["wounds_lost"] <= row["damage_capped"] + 1e-9
+    if wounds == 1:
+        assert row["models_slain"] == pytest.approx(row["wounds_lost"], rel=1e-9, abs=1e-12)
+
+
+@SETTINGS
+@given(weapon_specs, target_specs, scenarios)
+def test_a_larger_unit_never_loses_fewer_models_or_wounds(w: dict[str, Any], t: dict[str, Any], scenario: str) -> None:
+    targets = [target(f"n{n:02d}", **{**t, "unit_size": n}) for n in range(1, 21)]
+    matrix = run([_weapon(w)], targets, [scenario]).sort("profile_id")
+    for column in UNIT_OUTPUTS:
+        assert _non_decreasing(matrix[column].to_list()), column
+
+
+@SETTINGS
+@given(weapon_specs, target_specs, scenarios)
+def test_a_unit_that_cannot_run_out_of_models_loses_damage_capped(
+    w: dict[str, Any], t: dict[str, Any], scenario: str
+) -> None:
+    """W1 models, more of them than wounds the weapon can score (no Blast: at most 12 attacks x 4 hits):
+    every damaging attack slays one model, exactly as damage_capped counts it."""
+    spec = {**w, "abilities": [a for a in w["abilities"] if a != "blast"]}
+    row = run([_weapon(spec)], [target(**{**t, "wounds": 1, "unit_size": 100})], [scenario]).row(0, named=True)
+    assert row["wounds_lost"] == pytest.approx(row["damage_capped"], rel=1e-9, abs=1e-12)
+    assert row["models_slain"] == pytest.approx(row["damage_capped"], rel=1e-9, abs=1e-12)
+
+
+@SETTINGS
 @given(weapon_specs, target_specs)
 def test_two_plus_invulnerable_save_bounds_unsaved(w: dict[str, Any], t: dict[str, Any]) -> None:
     """With a 2++ at most 1 in 6 saving throws fail, whatever the AP and scenario."""
@@ -155,11 +194,11 @@ def test_distinct_profiles_do_not_mix_cells(ws: list[dict[str, Any]], ts: list[d
         alone.update(_by_cell(run([w], targets, [scenario])))
     for t in targets:
         for cell_key, row in _by_cell(run(weapons, [t], [scenario])).items():
-            for output in OUTPUTS:
+            for output in (*OUTPUTS, *UNIT_OUTPUTS):
                 assert row[output] == pytest.approx(alone[cell_key][output], rel=1e-12, abs=1e-15), output
     assert together.keys() == alone.keys()
     for cell_key, row in together.items():
-        for output in OUTPUTS:
+        for output in (*OUTPUTS, *UNIT_OUTPUTS):
             assert row[output] == pytest.approx(alone[cell_key][output], rel=1e-12, abs=1e-15), output
 
 

@@ -39,7 +39,10 @@ def _random_weapon(rng: random.Random, index: int) -> dict[str, Any]:
 
 def _random_target(rng: random.Random, index: int) -> dict[str, Any]:
     invuln = rng.choice([None, None, 4, 5, 6])
+    extra = random.Random(SEED + index)  # rules added later draw apart: the sampled cells stay the same
     return {
+        "halve_damage": extra.random() < 0.2,
+        "invuln_melee": extra.choice([None, None, None, 3]) if invuln else None,
         "profile_id": f"t{index:03d}", "toughness": rng.choice([2, 3, 4, 5, 6, 8, 10, 12]),
         "save": rng.choice([2, 3, 4, 5, 6, 7]), "wounds": rng.choice([1, 2, 3, 4, 6, 10]),
         "invuln": invuln, "invuln_condition": rng.choice([None, "ranged", "melee"]) if invuln else None,
@@ -91,10 +94,10 @@ def comparison() -> list[dict[str, Any]]:
     stealthy = [s["profile_id"] for s in targets if s["stealth"]]
     matrix = builders.run(records, profiles, list(SCENARIO_DEFINITIONS), stealth=stealthy)
     engine = {(r["weapon_id"], r["profile_id"], r["scenario"]): r for r in matrix.iter_rows(named=True)}
-    dice = DicePool(SEED)
     rows = []
-    for wi, ti, scenario in picks:
+    for index, (wi, ti, scenario) in enumerate(picks):
         w, t = weapons[wi], targets[ti]
+        dice = DicePool(SEED + index, block=1 << 14)  # a stream per cell: a rule that rolls fewer dice moves no other
         simulated = simulate(_sim_weapon(w), _sim_target(t), SCENARIO_DEFINITIONS[scenario], TRIALS, dice)
         expected = engine[(w["weapon_id"], t["profile_id"], scenario)]
         for output in OUTPUTS:
@@ -111,8 +114,17 @@ def comparison() -> list[dict[str, Any]]:
     return rows
 
 
-def test_every_sampled_cell_agrees_within_four_standard_errors(comparison: list[dict[str, Any]]) -> None:
-    outside = [r for r in comparison if abs(r["engine"] - r["mean"]) > 4 * r["se"] + 1e-9]
+def _error(row: dict[str, Any]) -> float:
+    """The standard error; when every trial gave the same count (a rare event never seen, e.g. slaying a
+    model in 1 of 600 trials), the error of having seen it once: 1 / TRIALS."""
+    return row["se"] if row["se"] > 0 else 1.0 / TRIALS
+
+
+def test_every_sampled_cell_agrees_within_five_standard_errors(comparison: list[dict[str, Any]]) -> None:
+    """3,000 comparisons of skewed 400-trial means: a 4σ fluke shows in about one seed of four (measured on
+    seeds 1000-4000 and this one, on old and new outputs alike), a 5σ one practically never. Small
+    systematic errors are the pooled test's job."""
+    outside = [r for r in comparison if abs(r["engine"] - r["mean"]) > 5 * _error(r) + 1e-9]
     assert not outside, outside[:5]
 
 

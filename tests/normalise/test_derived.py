@@ -1,16 +1,26 @@
-"""FNP and damage reduction derived from ability text (sentences from Datasheets_abilities.csv)."""
+"""FNP, damage reduction, halve damage and melee invulns derived from text (Datasheets_abilities.csv, .cat files)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from pipeline.dataset import Dataset
 from pipeline.normalise.derived import (
     AbilityText,
     best_damage_reduction,
     best_fnp,
     damage_reduction_of,
+    derive_defences,
     fnp_of,
+    halve_damage_of,
+    melee_invuln_of,
+    with_derived_defences,
 )
+from pipeline.sources.registry import read_inputs
+from schemas.records import Ability, ModelProfile
 
 
 def ability(name: str, text: str | None = None, kind: str = "datasheet", parameter: str | None = None) -> AbilityText:
@@ -120,3 +130,106 @@ def test_conditional_or_other_damage_changes_are_not_reduction(given: AbilityTex
 def test_best_damage_reduction_is_the_largest() -> None:
     best = best_damage_reduction([ability("A", reduce("this model")), ability("B", reduce("this model", 2))])
     assert best is not None and best.value == 2 and best.source.startswith("B: ")
+
+
+# --- halve damage --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ability("Necrodermis", HALVE),  # C'tan Shards (Wahapedia 000000541)
+        ability("Molten Form", HALVE.rstrip(".")),  # Avatar of Khaine (000000581), without the full stop
+        ability("Formidably Resilient", HALVE.replace("this model", "a model in this unit")),
+    ],
+)
+def test_unconditional_halve_damage_is_derived(given: AbilityText) -> None:
+    assert halve_damage_of(given) == f"{given.name}: {given.text}"
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ability("Necrodermis", HALVE, "wargear"),  # a model may not take it
+        ability("Aegis", "While this model is leading a unit, " + HALVE[0].lower() + HALVE[1:]),
+        ability("Relics", "While this model has 1-6 wounds remaining, the Attacks characteristics are halved."),
+        ability("Ward", reduce("this model")),  # subtracting is damage reduction, not halving
+    ],
+)
+def test_conditional_or_other_halving_is_not_derived(given: AbilityText) -> None:
+    assert halve_damage_of(given) is None
+
+
+# --- a better invulnerable save in melee ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("note", "invuln", "melee"),
+    [
+        ("This invulnerable save is improved to 4+ against melee attacks.", 5, 4),  # Howling Banshees
+        ("The invulnerable save that models in this unit have is improved to a 4+ against melee attacks.", 6, 4),
+        ("4+ against melee attacks only", 6, 4),  # Ynnari Wyches
+        ("This model has a 4+ invulnerable save against melee attacks.", 4, None),  # melee-only: a condition
+        ("Against ranged attacks only", 5, None),
+        ("4+ with Storm Shield (optional)", None, None),
+        ("This invulnerable save is improved to 4+ against melee attacks.", None, None),  # nothing to improve
+        ("This invulnerable save is improved to 4+ against melee attacks.", 4, None),  # not better
+        (None, 5, None),
+    ],
+)
+def test_melee_invuln_is_read_from_the_note(note: str | None, invuln: int | None, melee: int | None) -> None:
+    assert melee_invuln_of(note, invuln) == melee
+
+
+def profile(name: str = "Avatar of Khaine", **fields: Any) -> ModelProfile:
+    base: dict[str, Any] = dict(profile_id="p", datasheet_id="ds", toughness=11, save=2, invuln=4, wounds=14)
+    return ModelProfile(name=name, **{**base, **fields})
+
+
+def record(name: str, text: str, kind: str = "datasheet", model: str | None = None) -> Ability:
+    return Ability(datasheet_id="ds", name=name, kind=kind, text=text, model=model)
+
+
+def test_derive_defences_sets_halve_damage_and_keeps_its_source() -> None:
+    derived = derive_defences(profile(), [record("Deep Strike", "rule", "core"), record("Molten Form", HALVE)])
+    assert (derived.halve_damage, derived.halve_damage_source) == (True, f"Molten Form: {HALVE}")
+    assert derive_defences(profile(), [record("Molten Form", HALVE, "wargear")]).halve_damage is False
+
+
+def test_an_ability_limited_to_one_model_applies_to_that_model_only() -> None:
+    abilities = [record("Necrodermis", HALVE, model="Shard")]
+    assert derive_defences(profile("Shard"), abilities).halve_damage is True
+    assert derive_defences(profile("Tomb Blade"), abilities).halve_damage is False
+
+
+def test_derive_defences_fills_a_melee_invuln_only_when_the_source_has_none() -> None:
+    note = "This invulnerable save is improved to 4+ against melee attacks."
+    assert derive_defences(profile(invuln=5, invuln_note=note), []).invuln_melee == 4
+    assert derive_defences(profile(invuln=5, invuln_note=note, invuln_melee=3), []).invuln_melee == 3
+    unchanged = profile()
+    assert derive_defences(unchanged, []) is unchanged
+
+
+def test_with_derived_defences_leaves_its_input_alone() -> None:
+    dataset = Dataset([profile(), record("Molten Form", HALVE)])
+    derived = with_derived_defences(dataset)
+    assert [p.halve_damage for p in derived.records(ModelProfile)] == [True]
+    assert [p.halve_damage for p in dataset.records(ModelProfile)] == [False]
+
+
+@pytest.mark.slow
+def test_every_source_derives_halve_damage_and_melee_invulns(wahapedia_dir: Path, bsdata_dir: Path) -> None:
+    """The 8 Wahapedia datasheets with "halve the Damage characteristic" (Datasheets_abilities.csv) and the
+    2 BSData units that carry the same sentence (Chaos Lord in Terminator Armour, Captain in Gravis Armour)."""
+    profiles = read_inputs([wahapedia_dir, bsdata_dir]).dataset.records(ModelProfile)
+    halved = {p.datasheet_id: p for p in profiles if p.halve_damage}
+    assert sorted(k for k in halved if k.startswith("wh:")) == [
+        "wh:000000541", "wh:000000542", "wh:000000555", "wh:000000581", "wh:000000930", "wh:000001172",
+        "wh:000002357", "wh:000004037",
+    ]  # fmt: skip
+    assert sorted(p.name for k, p in halved.items() if k.startswith("bs:")) == [
+        "Captain in Gravis Armour", "Chaos Lord in Terminator Armour",
+    ]  # fmt: skip
+    assert halved["wh:000000581"].halve_damage_source == f"Molten Form: {HALVE}"
+    melee = {p.name: (p.invuln, p.invuln_melee) for p in profiles if p.datasheet_id in {"wh:000000594", "wh:000000646"}}
+    assert melee == {"HOWLING BANSHEE": (5, 4), "HOWLING BANSHEE EXARCH": (5, 4), "Wyches": (6, 4)}

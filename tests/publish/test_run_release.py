@@ -221,7 +221,7 @@ def test_the_damage_matrix_is_stored_before_the_gate_and_passes_it(
     summary = json.loads((good_release.release / "quality" / "summary.json").read_text())
     matrix = summary["tables"]["damage_matrix"]
     assert (matrix["status"], matrix["rows"]) == ("ok", good_run.row_counts["damage_matrix"])
-    assert len(matrix["expectations"]) == 7 and all(e["success"] for e in matrix["expectations"])
+    assert len(matrix["expectations"]) == 11 and all(e["success"] for e in matrix["expectations"])
     manifest = json.loads((good_release.release / "manifest.json").read_text())
     assert manifest["reports"]["damage_matrix_in_duckdb"] == "table"
 

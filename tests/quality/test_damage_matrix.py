@@ -71,7 +71,7 @@ def test_the_built_matrix_passes_with_every_cell_counted(
     stored = duckdb_content_hashes(release / config.DUCKDB_FILENAME)
     assert quality_gate(release, suites_dir=suites_dir).as_dict() == {
         "passed": True,
-        "expectations": 7,
+        "expectations": 11,
         "critical_failures": 0,
         "warnings": 0,
         "failed": [],
@@ -85,6 +85,10 @@ def test_the_built_matrix_passes_with_every_cell_counted(
         "negative_values",
         "cells_capped_above_damage",
         "cells_with_too_many_hits",
+        "cells_lost_above_capped",
+        "cells_over_unit_models",
+        "cells_over_unit_wounds",
+        "cells_slain_above_lost",
     ]
     assert frame[checks].to_numpy().sum() == 0
     assert frame["null_efficiency_share"].tolist() == [0.0] * 5
@@ -115,6 +119,24 @@ BREAKS = {
         ],
         "cells_with_too_many_hits",
         {"scenario": "stationary", "cells_with_too_many_hits": 2},
+    ),
+    "wounds lost above damage_capped": (
+        [
+            f"UPDATE damage_matrix SET wounds_lost = damage_capped + 0.5 WHERE {_cell(KLAW, MEQ, 'stationary')}",
+            f"UPDATE damage_matrix SET wounds_lost = damage_capped + 1e-12 WHERE {_cell(PSYKO, MEQ, 'stationary')}",
+        ],
+        "cells_lost_above_capped",
+        {"scenario": "stationary", "cells_lost_above_capped": 1},
+    ),
+    "more wounds lost than the unit has": (  # the Warboss: one model of W6
+        [f"UPDATE damage_matrix SET wounds_lost = 6.5 WHERE {_cell(PSYKO, WARBOSS + ':1', 'half_range')}"],
+        "cells_over_unit_wounds",
+        {"scenario": "half_range", "cells_over_unit_wounds": 1},
+    ),
+    "slain models that kept wounds": (  # MEQ W2: 2.96 models slain cannot have lost only 2.96 wounds
+        [f"UPDATE damage_matrix SET models_slain = wounds_lost WHERE {_cell(KLAW, MEQ, 'cover')}"],
+        "cells_slain_above_lost",
+        {"scenario": "cover", "cells_slain_above_lost": 1},
     ),
     "null key": (
         [f"UPDATE damage_matrix SET profile_id = NULL WHERE {_cell(KLAW, MEQ, 'cover')}"],
@@ -151,3 +173,21 @@ def test_many_cells_without_efficiency_are_a_warning(matrix_release: Path, suite
         ("damage_matrix", "expect_column_values_to_be_between(null_efficiency_share in [0, 0.05])")
     ]
     assert outcome["unexpected_rows"] == [{"scenario": "half_range", "null_efficiency_share": 5 / 9}]
+
+
+def test_more_models_slain_than_the_unit_has_fails_the_gate(
+    matrix_release: Path, suites_dir: Path, tmp_path: Path
+) -> None:
+    """1.5 of the Warboss's one model: too many models, and 1.5 x W6 more than the 5.1 wounds lost."""
+    update = f"UPDATE damage_matrix SET models_slain = 1.5 WHERE {_cell(PSYKO, WARBOSS + ':1', 'default')}"
+    release = _copy(matrix_release, tmp_path / "broken", update)
+    with pytest.raises(QualityGateError):
+        quality_gate(release, suites_dir=suites_dir)
+    failed = failures(summary(release))
+    labels = {
+        f"expect_column_values_to_be_between({c} in [0, 0])": c
+        for c in ("cells_over_unit_models", "cells_slain_above_lost")
+    }
+    assert {label for _, label in failed} == set(labels)
+    for (_, label), outcome in failed.items():
+        assert outcome["unexpected_rows"] == [{"scenario": "default", labels[label]: 1}]

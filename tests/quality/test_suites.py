@@ -32,12 +32,14 @@ def _summary_columns(suite: SuiteSpec) -> list[str]:
 
 
 def test_one_suite_per_published_table() -> None:
-    assert set(BY_TABLE) == {m.TABLE for m in TABLE_MODELS} | {"damage_matrix"} == set(MODEL_BY_TABLE)
+    partitioned = {"damage_matrix", "unit_matchups"}
+    assert set(BY_TABLE) == {m.TABLE for m in TABLE_MODELS} | partitioned == set(MODEL_BY_TABLE)
 
 
-def test_the_damage_matrix_is_checked_on_a_summary() -> None:
-    assert [s.table for s in SUMMARY_SUITES] == ["damage_matrix"]
+def test_the_partitioned_tables_are_checked_on_a_summary() -> None:
+    assert [s.table for s in SUMMARY_SUITES] == ["damage_matrix", "unit_matchups"]
     assert BY_TABLE["damage_matrix"].summary_key == ("scenario",)
+    assert BY_TABLE["unit_matchups"].summary_key == ("scenario", "phase")
 
 
 @pytest.mark.parametrize("suite", SUMMARY_SUITES, ids=lambda s: s.table)
@@ -82,9 +84,9 @@ def test_every_derived_column_is_checked(suite: SuiteSpec) -> None:
 
 def test_primary_keys_are_checked_for_uniqueness() -> None:
     # Quarantine is a log: one input line may leave two fragments with the same reason. The damage
-    # matrix is a cross join of unique ids (see expectations/README.md): its key is not re-counted.
+    # matrix and unit_matchups are cross joins of unique ids (see expectations/README.md): not re-counted.
     for table, suite in BY_TABLE.items():
-        if table in ("quarantine", "damage_matrix"):
+        if table in ("quarantine", "damage_matrix", "unit_matchups"):
             continue
         key = MODEL_BY_TABLE[table].KEY
         checks = [

@@ -52,6 +52,8 @@ class ReusedRelease:
             quality=StoredReport(self.manifest.get("quality", {})),
             parse=StoredReport(stored["parse"]) if "parse" in stored else None,
             loadouts=StoredReport(stored["loadouts"]) if "loadouts" in stored else None,
+            unit_loadouts=StoredReport(stored["unit_loadouts"]) if "unit_loadouts" in stored else None,
+            matchups=StoredReport(stored["matchups"]) if "matchups" in stored else None,
         )
 
 

@@ -1,0 +1,53 @@
+"""`unit_vs_reference`: every golden unit option against the reference units (each reference profile at
+1, 5, 10 and 20 models), every published scenario, both phases, with the whole distribution."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.matchups.partition import DIST_FIELD, SCHEMA, _engine, matchup_table
+from pipeline.matchups.sides import UnitOption, _group
+from pipeline.units.engine import compute_matchups
+from pipeline.units.model import Phase, TargetUnit
+
+REFERENCE_SIZES = (1, 5, 10, 20)
+
+
+def reference_units(profiles: Sequence[Mapping[str, Any]]) -> list[UnitOption]:
+    """Each reference profile (`reference_profiles` rows) at each size, as a target of no cost."""
+    units = []
+    for row in sorted(profiles, key=lambda r: str(r["profile_id"])):
+        keywords = frozenset(str(k).upper() for k in row.get("keywords") or ())
+        for size in REFERENCE_SIZES:
+            group = _group(row, size, 0.0, keywords, stealth=False)
+            target = TargetUnit((group,), name=f"{row['profile_id']}@{size}")
+            units.append(UnitOption(str(row["profile_id"]), str(row["name"]), "", size, 0.0, target, {}))
+    return units
+
+
+def unit_vs_reference(
+    options: Sequence[UnitOption], references: Sequence[UnitOption], scenarios: Sequence[str], workers: int = 1
+) -> pa.Table:
+    """Rows of `unit_vs_reference` (golden options only; attached units are in `unit_matchups`)."""
+    golden = [o for o in options if "+" not in o.unit_id]
+    targets = [r.target for r in references if r.target is not None]
+    tables = []
+    for scenario in scenarios:
+        engine = _engine(scenario, workers)
+        for phase in Phase:
+            armed = [o for o in golden if phase in o.sides]
+            if not armed:
+                continue
+            result = compute_matchups([o.sides[phase] for o in armed], targets, engine=engine)
+            table = matchup_table(result, armed, references, phase, dist=True)
+            faction = np.array([o.faction_slug for o in armed], dtype=object)[result.pairs[:, 0]]
+            table = table.append_column("attacker_faction", pa.array(faction, type=pa.string()))
+            table = table.append_column("scenario", pa.array(np.full(table.num_rows, scenario, dtype=object)))
+            tables.append(table)
+    schema = SCHEMA.append(DIST_FIELD).append(pa.field("attacker_faction", pa.string()))
+    schema = schema.append(pa.field("scenario", pa.string()))
+    return pa.concat_tables(tables) if tables else schema.empty_table()

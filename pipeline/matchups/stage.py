@@ -1,0 +1,104 @@
+"""The matchups stage (in the staging release, before the store): `unit_matchups` written partition by
+partition into the release folder, and `unit_vs_reference` returned as a table for the store and feed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline import config
+from pipeline.frame_types import table_schema
+from pipeline.matchups.partition import Executor, MatchupInputs, WrittenPartition, write_partitions
+from pipeline.matchups.reference import reference_units, unit_vs_reference
+from pipeline.matchups.sides import UnitOption, unit_options
+from pipeline.matchups.tables import golden_tables
+from schemas.units import UnitVsReference
+
+
+@dataclass(frozen=True)
+class MatchupReport:
+    """Options built, what each can do, and what was written (counts only)."""
+
+    options: int
+    attached: int
+    targets: int
+    attackers: dict[str, int]
+    partitions: int
+    rows: int
+    parquet_bytes: int
+    vs_reference_rows: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "options": self.options,
+            "attached_options": self.attached,
+            "targets": self.targets,
+            "attackers": dict(sorted(self.attackers.items())),
+            "unit_matchups": {"partitions": self.partitions, "rows": self.rows, "parquet_bytes": self.parquet_bytes},
+            "unit_vs_reference_rows": self.vs_reference_rows,
+        }
+
+
+def frame_reader(frames: Mapping[str, pl.DataFrame]) -> Any:
+    def read(table: str, columns: Sequence[str]) -> list[dict[str, Any]]:
+        frame = frames.get(table)
+        if frame is None:
+            return []
+        return frame.select([c for c in columns if c in frame.columns]).to_dicts()
+
+    return read
+
+
+def matchup_options(frames: Mapping[str, pl.DataFrame]) -> list[UnitOption]:
+    return unit_options(golden_tables(frame_reader(frames)))
+
+
+@dataclass(frozen=True)
+class MatchupOutcome:
+    vs_reference: pl.DataFrame
+    written: list[WrittenPartition]
+    report: MatchupReport
+
+
+def matchups_stage(
+    frames: Mapping[str, pl.DataFrame],
+    release: Path,
+    scenarios: Sequence[str] = ("default",),
+    executor: Executor | None = None,
+    workers: int | None = None,
+) -> MatchupOutcome:
+    """`unit_matchups/` under `release` for `scenarios`; `unit_vs_reference` for every published scenario."""
+    workers = workers or config.MATCHUP_WORKERS
+    options = matchup_options(frames)
+    inputs = MatchupInputs(
+        options, workers=workers, keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION, max_pairs=config.MATCHUP_MAX_PAIRS
+    )
+    written = write_partitions(inputs, inputs.keys(scenarios), release, executor)
+    references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
+    arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers)
+    schema = table_schema(UnitVsReference)
+    vs_reference = pl.from_arrow(arrow)
+    assert isinstance(vs_reference, pl.DataFrame)
+    vs_reference = vs_reference.select([pl.col(c).cast(t) if c in vs_reference.columns else pl.lit(None, t).alias(c)
+                                        for c, t in schema.items()])  # fmt: skip
+    report = MatchupReport(
+        options=len(options),
+        attached=sum("+" in o.unit_id for o in options),
+        targets=len(inputs.targets),
+        attackers={p.value: sum(p in o.sides for o in options) for p in _phases()},
+        partitions=len(written),
+        rows=sum(w.rows for w in written),
+        parquet_bytes=sum(w.bytes for w in written),
+        vs_reference_rows=vs_reference.height,
+    )
+    return MatchupOutcome(vs_reference.sort(list(UnitVsReference.KEY)), written, report)
+
+
+def _phases() -> list[Any]:
+    from pipeline.units.model import Phase
+
+    return list(Phase)
