@@ -64,7 +64,7 @@ def test_a_changed_input_is_recomputed(first: RunResult, pages: Path, tmp_path: 
 def test_a_corrupt_run_entry_warns_and_recomputes(first: RunResult, pages: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     shutil.copytree(first.release.parent, out, symlinks=True)
-    entry = entry_path(out / config.CACHE_DIRNAME, "runs", inputs_key([pages]))
+    entry = entry_path(out / config.CACHE_DIRNAME, "runs", inputs_key([pages], config.MATCHUP_SCENARIOS))
     entry.write_text(entry.read_text().replace(first.release.name, "v000000000000"))
     with pytest.warns(CacheWarning, match="payload does not match its sha256"):
         result = run_pipeline([pages], out)
