@@ -19,6 +19,7 @@ from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
+from pipeline.matchups.partition import Executor
 from pipeline.matchups.stage import matchups_stage
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
@@ -53,14 +54,17 @@ def run_pipeline(
     stage: StageContext = _no_progress,
     max_row_drop: float | None = None,
     matchup_scenarios: Sequence[str] = config.MATCHUP_SCENARIOS,
+    executor: Executor | None = None,
 ) -> RunResult:
     """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> golden
     loadouts -> reference profiles -> integrity -> damage (compute, and the slice against the reference
     profiles) -> id aliases (against the previous release) -> in a staging folder: unit matchups (partitions)
     -> store (DuckDB with the damage matrix) -> quality gates (with the release checks) -> publish (files,
-    manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed)."""
+    manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed);
+    `executor`: where its partitions run (default: in this process; docs/scaling.md)."""
     with open_output(out_dir) as output:
-        return _run(list(inputs) or default_inputs(config.RAW_DIR), output, stage, max_row_drop, matchup_scenarios)
+        inputs = list(inputs) or default_inputs(config.RAW_DIR)
+        return _run(inputs, output, stage, max_row_drop, matchup_scenarios, executor)
 
 
 def _run(
@@ -69,6 +73,7 @@ def _run(
     stage: StageContext,
     max_row_drop: float | None,
     matchup_scenarios: Sequence[str],
+    executor: Executor | None = None,
 ) -> RunResult:
     with stage("parse inputs"):
         parsed = read_inputs(inputs)
@@ -95,7 +100,7 @@ def _run(
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
-            matchups = matchups_stage(frames, release, matchup_scenarios)
+            matchups = matchups_stage(frames, release, matchup_scenarios, executor)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)

@@ -1,0 +1,100 @@
+"""The Dask executor (`pipeline/matchups/dask_executor.py`) on a local cluster of two worker processes started
+here: the same `unit_matchups` part files, byte for byte, as the in-process run, and the protocol's contract."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+from dask.distributed import LocalCluster
+
+from pipeline import config
+from pipeline.damage.reference import reference_stage
+from pipeline.dedupe.stage import dedupe_stage
+from pipeline.errors import PipelineError
+from pipeline.loadouts.stage import loadouts_stage
+from pipeline.matchups.dask_executor import DaskExecutor
+from pipeline.matchups.loadout_stage import unit_loadouts_stage
+from pipeline.matchups.partition import InProcessExecutor, MatchupInputs, write_partitions
+from pipeline.matchups.stage import matchup_options
+from pipeline.reconcile.stage import reconcile_stage
+from pipeline.sources.registry import read_inputs
+from pipeline.store import build_frames
+
+# 24 options (21 targets): three pages factions with one attacker each, and the catalogue's 19 attackers, split
+# by 100 pairs per file into five files of at most 4 attackers: 8 partitions per scenario.
+CATALOGUE = "Chaos - Chaos Knights.cat"
+MAX_PAIRS = 100
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def dask(cluster: LocalCluster) -> Iterator[DaskExecutor]:
+    with DaskExecutor(cluster.scheduler_address) as executor:
+        yield executor
+
+
+def _frames(inputs: list[Path]) -> dict[str, pl.DataFrame]:
+    """The frames a run hands the matchups stage (as bench/matchups_bench.py builds them)."""
+    dataset = read_inputs(inputs).dataset
+    dataset = reconcile_stage(loadouts_stage(dedupe_stage(dataset).dataset).dataset).dataset
+    return build_frames(reference_stage(unit_loadouts_stage(dataset).dataset).dataset)
+
+
+@pytest.fixture(scope="module")
+def inputs(bsdata_dir: Path) -> MatchupInputs:
+    options = matchup_options(_frames([config.RAW_PAGES_DIR, bsdata_dir / CATALOGUE]))
+    return MatchupInputs(options, workers=2, max_pairs=MAX_PAIRS)
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*.parquet")}
+
+
+@pytest.mark.slow  # ≈ 10 s: the 16 partitions computed twice
+def test_dask_partitions_are_byte_identical(inputs: MatchupInputs, dask: DaskExecutor, tmp_path: Path) -> None:
+    keys = inputs.keys(["default", "cover"])
+    start = time.perf_counter()
+    local = write_partitions(inputs, keys, tmp_path / "local", InProcessExecutor())
+    local_s = time.perf_counter() - start
+    remote_inputs = MatchupInputs(inputs.options, workers=dask.engine_workers, max_pairs=MAX_PAIRS)
+    start = time.perf_counter()
+    remote = write_partitions(remote_inputs, keys, tmp_path / "dask", dask)
+    print(f"\n{len(keys)} partitions: in process {local_s:.2f} s, dask (2 workers) {time.perf_counter() - start:.2f} s")
+    assert len(keys) == 16 and max(k.chunk for k in keys) == 4
+    assert sorted(w.key.path for w in remote) == sorted(w.key.path for w in local) == sorted(k.path for k in keys)
+    assert sum(w.rows for w in remote) == sum(w.rows for w in local) > 0
+    assert _digests(tmp_path / "dask") == _digests(tmp_path / "local")
+
+
+def _slow_square(n: int) -> int:
+    time.sleep(0.05 * n)
+    return n * n
+
+
+def test_results_arrive_with_their_keys_in_finishing_order(dask: DaskExecutor) -> None:
+    keys = [20, 1, 2, 3]  # 1 s on one worker while the other runs the short ones
+    results = list(dask.map(_slow_square, keys))
+    assert sorted(results) == [(1, 1), (2, 4), (3, 9), (20, 400)]
+    assert results[0][0] != 20
+
+
+def test_a_failing_partition_raises_in_the_caller(dask: DaskExecutor) -> None:
+    with pytest.raises(ZeroDivisionError):
+        list(dask.map(lambda k: 1 // k, [2, 1, 0]))
+
+
+def test_no_scheduler_is_a_pipeline_error() -> None:
+    with pytest.raises(PipelineError, match=r"no Dask scheduler at tcp://127\.0\.0\.1:9"):
+        DaskExecutor("tcp://127.0.0.1:9", timeout=1.0).start()
