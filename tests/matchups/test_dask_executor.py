@@ -4,6 +4,8 @@ here: the same `unit_matchups` part files, byte for byte, as the in-process run,
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +21,10 @@ from pipeline.errors import PipelineError
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups.dask_executor import DaskExecutor
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
-from pipeline.matchups.partition import InProcessExecutor, MatchupInputs, write_partitions
+from pipeline.matchups.partition import TABLE, InProcessExecutor, MatchupInputs, write_partitions
 from pipeline.matchups.stage import matchup_options
 from pipeline.reconcile.stage import reconcile_stage
+from pipeline.run import run_pipeline
 from pipeline.sources.registry import read_inputs
 from pipeline.store import build_frames
 
@@ -29,6 +32,7 @@ from pipeline.store import build_frames
 # by 100 pairs per file into five files of at most 4 attackers: 8 partitions per scenario.
 CATALOGUE = "Chaos - Chaos Knights.cat"
 MAX_PAIRS = 100
+DATASLATE = Path(sys.executable).parent / "dataslate"
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +102,28 @@ def test_a_failing_partition_raises_in_the_caller(dask: DaskExecutor) -> None:
 def test_no_scheduler_is_a_pipeline_error() -> None:
     with pytest.raises(PipelineError, match=r"no Dask scheduler at tcp://127\.0\.0\.1:9"):
         DaskExecutor("tcp://127.0.0.1:9", timeout=1.0).start()
+
+
+def _run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(DATASLATE), "run", *args], capture_output=True, text=True, check=False)
+
+
+@pytest.mark.slow  # the client tries for its 10 s timeout
+def test_run_with_an_unreachable_scheduler_fails_before_any_work(tmp_path: Path) -> None:
+    proc = _run_cli("--out", str(tmp_path / "out"), "--executor", "dask", "--dask-scheduler", "tcp://127.0.0.1:9")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1].startswith("error: no Dask scheduler at tcp://127.0.0.1:9 (")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow  # two whole runs
+def test_run_on_dask_publishes_the_in_process_unit_matchups(bsdata_dir: Path, tmp_path: Path) -> None:
+    inputs = [config.RAW_PAGES_DIR, bsdata_dir / CATALOGUE]
+    local = run_pipeline(inputs, tmp_path / "local").release
+    proc = _run_cli(*(a for i in inputs for a in ("--input", str(i))), "--out", str(tmp_path / "dask"),
+                    "--executor", "dask", "--dask-workers", "2")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    remote = (tmp_path / "dask" / config.LATEST_NAME).resolve()
+    assert remote.name == local.name
+    assert len(_digests(local / TABLE)) == 4  # default scenario, one file per faction at 1 M pairs
+    assert _digests(remote / TABLE) == _digests(local / TABLE)
