@@ -143,7 +143,7 @@ def run(
         ),
     ] = config.MAX_ROW_DROP,
     executor: Annotated[
-        MatchupExecutor, typer.Option("--executor", help="Where the unit_matchups partitions run (docs/scaling.md).")
+        MatchupExecutor, typer.Option("--executor", help="Where the unit_matchups partitions run (docs/dask.md).")
     ] = MatchupExecutor.IN_PROCESS,
     dask_workers: Annotated[
         int, typer.Option("--dask-workers", min=1, help="With --executor dask: worker processes of the local cluster.")

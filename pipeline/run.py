@@ -61,7 +61,7 @@ def run_pipeline(
     profiles) -> id aliases (against the previous release) -> in a staging folder: unit matchups (partitions)
     -> store (DuckDB with the damage matrix) -> quality gates (with the release checks) -> publish (files,
     manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed);
-    `executor`: where its partitions run (default: in this process; docs/scaling.md)."""
+    `executor`: where its partitions run (default: in this process; docs/dask.md)."""
     with open_output(out_dir) as output:
         inputs = list(inputs) or default_inputs(config.RAW_DIR)
         return _run(inputs, output, stage, max_row_drop, matchup_scenarios, executor)

@@ -1,4 +1,4 @@
-"""The `Executor` protocol on a Dask cluster (optional extra `dataslate[dask]`, docs/scaling.md).
+"""The `Executor` protocol on a Dask cluster (optional extra `dataslate[dask]`, docs/dask.md).
 
 The function (with the inputs it closes over) is scattered once to every worker; each key is one task; results
 come back as they finish, so the caller writes one partition at a time. Dask is imported only when used.
