@@ -127,3 +127,9 @@ def test_run_on_dask_publishes_the_in_process_unit_matchups(bsdata_dir: Path, tm
     assert remote.name == local.name
     assert len(_digests(local / TABLE)) == 4  # default scenario, one file per faction at 1 M pairs
     assert _digests(remote / TABLE) == _digests(local / TABLE)
+
+
+def test_without_dask_installed_the_executor_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # what `import` meets when the module is absent
+    with pytest.raises(PipelineError, match=r"needs dask\.distributed \(pip install 'dataslate\[dask\]'\)"):
+        DaskExecutor()
