@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, ParamSpec
 
@@ -35,6 +36,11 @@ EXIT_ERROR = 1
 EXIT_QUALITY = 3
 DEBUG_ENV = "DATASLATE_DEBUG"
 P = ParamSpec("P")
+
+
+class MatchupExecutor(StrEnum):
+    IN_PROCESS = "inprocess"
+    DASK = "dask"
 
 
 class Progress:
@@ -136,11 +142,26 @@ def run(
             "release in --out, or a table or input file is emptied (1 turns these checks off).",
         ),
     ] = config.MAX_ROW_DROP,
+    executor: Annotated[
+        MatchupExecutor, typer.Option("--executor", help="Where the unit_matchups partitions run (docs/dask.md).")
+    ] = MatchupExecutor.IN_PROCESS,
+    dask_workers: Annotated[
+        int, typer.Option("--dask-workers", min=1, help="With --executor dask: worker processes of the local cluster.")
+    ] = 2,
+    dask_scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--dask-scheduler", help="With --executor dask: a running scheduler's address (no local cluster)."
+        ),
+    ] = None,
 ) -> None:
     """Build the dataset from inputs (default raw/) and publish a release (default curated/)."""
     from pipeline.run import run_pipeline
 
-    result = run_pipeline(inputs or [], out_dir or config.CURATED_DIR, stage=progress, max_row_drop=max_row_drop)
+    with _matchup_executor(executor, dask_workers, dask_scheduler) as chosen:
+        result = run_pipeline(
+            inputs or [], out_dir or config.CURATED_DIR, stage=progress, max_row_drop=max_row_drop, executor=chosen
+        )
     if result.reused:
         out.print(f"unchanged: {result.version} reused -> {escape(str(result.release))}", highlight=False)
         return
@@ -148,6 +169,18 @@ def run(
         console.print(f"inputs: {len(result.inputs_parsed)} parsed, {len(result.inputs_from_cache)} from the cache")
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
+
+
+@contextmanager
+def _matchup_executor(name: MatchupExecutor, workers: int, scheduler: str | None) -> Iterator[Any]:
+    """None (in process), or a Dask executor whose cluster or connection lives as long as the run."""
+    if name is MatchupExecutor.IN_PROCESS:
+        yield None
+        return
+    from pipeline.matchups.dask_executor import DaskExecutor
+
+    with DaskExecutor(scheduler, workers) as dask:
+        yield dask
 
 
 def _print_counts(counts: dict[str, int]) -> None:

@@ -25,6 +25,7 @@ from pipeline.dedupe.stage import dedupe_stage
 from pipeline.findings.stage import with_findings
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
+from pipeline.matchups.partition import Executor
 from pipeline.matchups.stage import matchups_stage
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
@@ -67,13 +68,15 @@ def run_pipeline(
     stage: StageContext = _no_progress,
     max_row_drop: float | None = None,
     matchup_scenarios: Sequence[str] = config.MATCHUP_SCENARIOS,
+    executor: Executor | None = None,
 ) -> RunResult:
     """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> golden
     loadouts -> reference profiles -> integrity -> damage (compute, and the slice against the reference
     profiles) -> id aliases (against the previous release) -> findings -> in a staging folder: unit matchups
     (partitions) -> store (DuckDB with the damage matrix) -> quality gates (with the release checks) -> publish
-    (files, manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed).
-    Inputs and code unchanged since `latest` was built: `latest` is given back (the cache)."""
+    (files, manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed);
+    `executor`: where its partitions run (default: in this process; docs/dask.md). Inputs and code unchanged
+    since `latest` was built: `latest` is given back (the cache)."""
     with open_output(out_dir) as output:
         paths = list(inputs) or default_inputs(config.RAW_DIR)
         cache = config.cache_dir(output.path)
@@ -82,7 +85,7 @@ def run_pipeline(
         if reused is not None:
             return _reused_result(reused)
         with removed_on_failure(cache):
-            result = _run(paths, output, stage, max_row_drop, cache, matchup_scenarios)
+            result = _run(paths, output, stage, max_row_drop, cache, matchup_scenarios, executor)
         if cache is not None:
             remember_release(cache, key, result.release)
         return result
@@ -100,6 +103,7 @@ def _run(
     max_row_drop: float | None,
     cache: Path | None,
     matchup_scenarios: Sequence[str],
+    executor: Executor | None = None,
 ) -> RunResult:
     frames, damage, reports, parsed = _compute(inputs, stage, cache)
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
@@ -112,7 +116,7 @@ def _run(
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
-            matchups = matchups_stage(frames, release, matchup_scenarios)
+            matchups = matchups_stage(frames, release, matchup_scenarios, executor)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)

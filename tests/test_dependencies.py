@@ -68,18 +68,31 @@ def declared(group: str) -> set[str]:
     return {normalise(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in requirements(group)}
 
 
+@cache
+def optional() -> set[str]:
+    """Distributions of the optional extras (`dataslate[dask]`): pipeline/ may import them lazily; the dev group
+    pins them so the tests run them."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = data["project"].get("optional-dependencies", {}).values()
+    return {normalise(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for group in extras for r in group}
+
+
 @pytest.mark.parametrize("folder", list(SCOPES))
 def test_every_import_is_pinned_in_its_locks(folder: str) -> None:
-    allowed = set().union(*(pinned(lock) for lock in SCOPES[folder]))
+    allowed = set().union(*(pinned(lock) for lock in SCOPES[folder])) | (optional() & pinned(DEV))
     unpinned = {m: sorted(distributions(m)) for m in imported_modules(folder) if not distributions(m) & allowed}
     assert unpinned == {}
 
 
 @pytest.mark.parametrize("folder", list(SCOPES))
 def test_every_import_is_declared(folder: str) -> None:
-    allowed = declared("runtime") | (declared("dev") if DEV in SCOPES[folder] else set())
+    allowed = declared("runtime") | optional() | (declared("dev") if DEV in SCOPES[folder] else set())
     undeclared = {m: sorted(distributions(m)) for m in imported_modules(folder) if not distributions(m) & allowed}
     assert undeclared == {}
+
+
+def test_optional_extras_are_pinned_in_the_dev_lock() -> None:
+    assert optional() == {"dask"} and optional() <= pinned(DEV)
 
 
 @pytest.mark.parametrize("requirement", requirements("runtime"))

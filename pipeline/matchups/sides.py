@@ -117,7 +117,10 @@ class _Builder:
         """Profile name -> models: from the loadout, else the golden composition, else a one-profile unit."""
         if rows:
             counts: dict[str, int] = defaultdict(int)
-            for group in {(str(r["model_group"]), str(r["profile_name"]), int(r["model_count"])) for r in rows}:
+            # each group once, in row order: a set's order follows the hash seed, and the engine sums in this order
+            for group in dict.fromkeys(
+                (str(r["model_group"]), str(r["profile_name"]), int(r["model_count"])) for r in rows
+            ):
                 counts[group[1]] += group[2]
             return dict(counts)
         composition = points.get("composition")

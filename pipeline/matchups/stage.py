@@ -71,11 +71,15 @@ def matchups_stage(
     executor: Executor | None = None,
     workers: int | None = None,
 ) -> MatchupOutcome:
-    """`unit_matchups/` under `release` for `scenarios`; `unit_vs_reference` for every published scenario."""
+    """`unit_matchups/` under `release` for `scenarios`; `unit_vs_reference` for every published scenario.
+    The engine forks `workers` processes per partition unless the executor sets its own (`engine_workers`)."""
     workers = workers or config.MATCHUP_WORKERS
     options = matchup_options(frames)
     inputs = MatchupInputs(
-        options, workers=workers, keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION, max_pairs=config.MATCHUP_MAX_PAIRS
+        options,
+        workers=getattr(executor, "engine_workers", workers),
+        keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION,
+        max_pairs=config.MATCHUP_MAX_PAIRS,
     )
     written = write_partitions(inputs, inputs.keys(scenarios), release, executor)
     references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
