@@ -10,7 +10,11 @@ Every output goes to pytest's temporary folders; the real export is only read.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -123,14 +127,33 @@ def broken_release(broken_run: tuple[Path, Result]) -> Published:
     return Published(out, (out / config.LATEST_NAME).readlink().name)
 
 
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder every pytest-xdist worker of this session sees (the parent of the workers' base temps)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+
+
+@contextmanager
+def _one_at_a_time(lock: Path) -> Iterator[None]:
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def real_run(pages_dir: Path, wahapedia_dir: Path, bsdata_dir: Path,
              tmp_path_factory: pytest.TempPathFactory) -> RunResult:  # fmt: skip
     """The whole real release (seeds + Wahapedia export + BSData catalogues), once per session (minutes)."""
     # Without the unit x unit table (43 M rows, minutes of CPU: `make bench` part `matchups` measures it);
     # unit_vs_reference, the feed's unit table, is built and checked.
-    out = tmp_path_factory.mktemp("real") / "curated"
-    return run_pipeline([pages_dir, wahapedia_dir, bsdata_dir], out, matchup_scenarios=())
+    # Built once for all workers: the first builds, the others wait and get it back from the run cache.
+    shared = _shared_folder(tmp_path_factory, "real")
+    with _one_at_a_time(shared / "build.lock"):
+        return run_pipeline([pages_dir, wahapedia_dir, bsdata_dir], shared / "curated", matchup_scenarios=())
 
 
 @pytest.fixture(scope="session")

@@ -217,3 +217,23 @@ def test_matchup_pages_only_when_the_release_has_unit_matchups(
     assert f'href="../../{unit_path(target)}"' in page
     unit_page = (tmp_path / SITE_DIR / unit_path(attacker)).read_text()
     assert "Models slain against other units" in unit_page
+
+
+def test_unit_vs_reference_draws_the_default_scenario_only() -> None:
+    """Two scenarios in the table, one map on the page: the default one, each cell where it belongs."""
+    from pipeline.publish.site.matchups import VsReference, vs_reference_maps
+
+    rows = [
+        {"unit_id": "unit:x:a", "models": m, "target_unit_id": "ref:geq", "target_models": 10, "phase": "shooting",
+         "scenario": scenario, "models_slain": slain}
+        for m, scenario, slain in [(5, "default", 1.25), (10, "default", 2.5), (5, "cover", 9.75)]
+    ]  # fmt: skip
+    table = VsReference(pl.DataFrame(rows))
+    maps = vs_reference_maps(table, "unit:x:a", {"ref:geq": "GEQ"})
+    assert maps is not None and len(maps) == 1
+    svg = str(maps[0])
+    assert "models slain, default" in svg and "cover" not in svg
+    assert "GEQ x10" in svg and "5 models, shooting" in svg and "10 models, shooting" in svg
+    assert "1.25" in svg and "2.5" in svg and "9.75" not in svg
+    assert vs_reference_maps(table, "unit:x:other", {}) == []
+    assert vs_reference_maps(None, "unit:x:a", {}) is None

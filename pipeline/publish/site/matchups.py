@@ -56,21 +56,23 @@ def _column_label(row: Row, table: VsReference, labels: Mapping[str, str]) -> st
 
 
 def vs_reference_maps(table: VsReference | None, unit_id: str, labels: Mapping[str, str]) -> list[Markup] | None:
-    """None: no such table in the release; else one heatmap per scenario (maybe none for this unit)."""
+    """None: no such table in the release; else the heatmap of the default scenario (the other scenarios
+    are in the table and the feed: one map per scenario made the site outgrow its 60 MB)."""
     if table is None:
         return None
-    rows = table.rows.get(unit_id, [])
-    maps = []
-    for scenario in [s for s in SCENARIOS if any(r.get("scenario", "default") == s for r in rows)]:
-        chosen = [r for r in rows if r.get("scenario", "default") == scenario]
-        row_labels = sorted({_row_label(r, table) for r in chosen}, key=lambda t: (len(t), t))
-        columns = sorted({_column_label(r, table, labels) for r in chosen})
-        values: list[list[float | None]] = [[None] * len(columns) for _ in row_labels]
-        for r in chosen:
-            cell = r.get("models_slain")
-            values[row_labels.index(_row_label(r, table))][columns.index(_column_label(r, table, labels))] = cell
-        maps.append(heatmap_svg(Grid(f"models slain, {scenario}", row_labels, columns, values)))
-    return [m for m in maps if m]
+    scenario = SCENARIOS[0]
+    chosen = [r for r in table.rows.get(unit_id, []) if r.get("scenario", scenario) == scenario]
+    if not chosen:
+        return []
+    row_labels = sorted({_row_label(r, table) for r in chosen}, key=lambda t: (len(t), t))
+    columns = sorted({_column_label(r, table, labels) for r in chosen})
+    values: list[list[float | None]] = [[None] * len(columns) for _ in row_labels]
+    for r in chosen:
+        values[row_labels.index(_row_label(r, table))][columns.index(_column_label(r, table, labels))] = r.get(
+            "models_slain"
+        )
+    drawn = heatmap_svg(Grid(f"models slain, {scenario}", row_labels, columns, values))
+    return [drawn] if drawn else []
 
 
 def matchup_rows(frame: pl.DataFrame, unit_id: str, names: Mapping[str, Row]) -> list[Row]:
