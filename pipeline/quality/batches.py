@@ -59,9 +59,8 @@ def _stand_ins(present: set[str]) -> str:
     return ("WITH " + ", ".join(stand_in_sql(t) for t in absent) + " ") if absent else ""
 
 
-def _order_columns(con: duckdb.DuckDBPyConnection, relation: str, key: tuple[str, ...]) -> list[str]:
+def _order_columns(probe: duckdb.DuckDBPyRelation, key: tuple[str, ...]) -> list[str]:
     """Key first, then every scalar column: a total, repeatable row order for samples."""
-    probe = con.sql(f"{relation} LIMIT 0")
     scalar = [
         name
         for name, kind in zip(probe.columns, probe.types, strict=True)
@@ -70,13 +69,26 @@ def _order_columns(con: duckdb.DuckDBPyConnection, relation: str, key: tuple[str
     return [*[c for c in key if c in scalar], *[c for c in scalar if c not in key]]
 
 
+def _projected(column: str, suite: SuiteSpec, key: tuple[str, ...]) -> str:
+    """The column itself, or NULL under its name when no expectation reads its values (docs/quality.md)."""
+    read = suite.read_columns()
+    if read is None or column in read or column in key or column in suite.derived_columns:
+        return f'q."{column}"'
+    return f'NULL AS "{column}"'
+
+
 def batch_query(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> str:
-    """`select t.*, <derived> from <table> t order by ...` with stand-ins for absent tables."""
+    """`select <read columns> from (select t.*, <derived> from <table> t) q order by ...`, stand-ins for
+    absent tables; columns no expectation reads come as NULL (their names are all GX checks)."""
     derived = "".join(f', ({expr}) AS "{name}"' for name, expr in suite.derived_columns.items())
     model = MODEL_BY_TABLE.get(suite.table)
+    key = model.KEY if model else ()
     relation = f'{_stand_ins(present)}SELECT t.*{derived} FROM "{suite.table}" AS t'
-    order = _order_columns(con, relation, model.KEY if model else ())
-    return relation + (" ORDER BY " + ", ".join(f'"{c}"' for c in order) if order else "")
+    probe = con.sql(f"{relation} LIMIT 0")
+    projection = ", ".join(_projected(c, suite, key) for c in probe.columns)
+    order = _order_columns(probe, key)
+    query = f"SELECT {projection} FROM ({relation}) AS q"
+    return query + (" ORDER BY " + ", ".join(f'q."{c}"' for c in order) if order else "")
 
 
 def summary_query(suite: SuiteSpec, present: set[str]) -> str:

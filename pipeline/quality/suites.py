@@ -15,6 +15,12 @@ from pipeline.errors import PipelineError
 Severity = Literal["critical", "warning"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "warning")
 
+#: Expectation kwargs whose meaning we know: anything else makes the whole table fetched (`read_columns`).
+_KNOWN_KWARGS = frozenset(
+    {"column", "column_A", "column_B", "column_list", "column_set", "exact_match", "row_condition"}
+    | {"min_value", "max_value", "strict_min", "strict_max", "value_set", "regex", "mostly"}
+)
+
 
 class SuiteFormatError(PipelineError):
     """A suite file that is not a valid suite: a programming error, reported with its file."""
@@ -42,6 +48,14 @@ class ExpectationSpec:
             target = f"{target} where {describe_condition(condition)}"
         return f"{self.type}({target})"
 
+    def read_columns(self) -> set[str] | None:
+        """Columns whose values GX reads for this expectation; None when a kwarg is not known to us."""
+        if not set(self.kwargs) <= _KNOWN_KWARGS:
+            return None
+        columns = {self.kwargs[k] for k in ("column", "column_A", "column_B") if k in self.kwargs}
+        columns |= set(self.kwargs.get("column_list", []))
+        return columns | condition_columns(self.kwargs.get("row_condition") or {})
+
     def gx_dict(self) -> dict[str, Any]:
         """The expectation as GX reads it; the label travels in `meta` to map results back."""
         meta = {"severity": self.severity, "notes": self.notes, "label": self.label}
@@ -63,6 +77,16 @@ class SuiteSpec:
     summary_sql: str | None = None
     summary_key: tuple[str, ...] = ()
 
+    def read_columns(self) -> set[str] | None:
+        """Columns whose values some expectation reads (a column set only checks names); None: unknown."""
+        read: set[str] = set()
+        for expectation in self.expectations:
+            columns = expectation.read_columns()
+            if columns is None:
+                return None
+            read |= columns
+        return read
+
     def gx_dict(self) -> dict[str, Any]:
         """Keyword arguments of a GX `ExpectationSuite`."""
         return {
@@ -70,6 +94,14 @@ class SuiteSpec:
             "expectations": [e.gx_dict() for e in self.expectations],
             "meta": {"table": self.table, "description": self.description},
         }
+
+
+def condition_columns(condition: dict[str, Any]) -> set[str]:
+    """Columns a GX row condition (JSON form) reads."""
+    names = {str(condition["column"]["name"])} if isinstance(condition.get("column"), dict) else set()
+    for inner in condition.get("conditions", []):
+        names |= condition_columns(inner)
+    return names
 
 
 def describe_bounds(kwargs: dict[str, Any]) -> str:
