@@ -9,9 +9,10 @@ import pytest
 
 from pipeline import config
 from pipeline.frame_types import table_schema
-from pipeline.quality.batches import Batch, existing_tables, fetch_batch
+from pipeline.quality.batches import Batch, existing_tables, fetch_batch, reading_cursor
 from pipeline.quality.suites import load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE
+from pipeline.store.load import open_store
 from tests.quality.conftest import WARBOSS, WAZDAKKA, break_copy
 
 SUITES = {s.table: s for s in load_suites()}
@@ -78,3 +79,22 @@ def test_empty_table_status(tmp_path: Path) -> None:
     batch = _batch(con, "rules")
     assert (batch.status, batch.rows) == ("empty", 0)
     assert {"orphan_variant_of", "self_variant", "without_occurrence"} <= set(batch.frame.columns)
+
+
+def test_columns_no_expectation_reads_come_as_null_under_their_name(broken_con: duckdb.DuckDBPyConnection) -> None:
+    frame = _batch(broken_con, "weapons").frame.set_index("weapon_id")
+    assert list(frame.reset_index().columns) == [
+        *table_schema(MODEL_BY_TABLE["weapons"]),
+        *SUITES["weapons"].derived_columns,
+    ]
+    kombi = frame.loc[f"{WARBOSS}:ranged:kombi-weapon"]
+    assert kombi["abilities"] is None  # a list column only the column set names: never converted
+    assert kombi["abilities_text"] == "anti-infantry 4+ | devastating wounds | rapid fire 1"  # derived from it
+    assert kombi["datasheet_id"] == WARBOSS
+
+
+def test_a_reading_cursor_resolves_the_partitioned_views_as_its_connection_does(good_release: Path) -> None:
+    with open_store(good_release / config.DUCKDB_FILENAME) as con, reading_cursor(con) as cursor:
+        setting = "SELECT current_setting('file_search_path'), current_setting('enable_progress_bar')"
+        assert cursor.execute(setting).fetchall() == con.execute(setting).fetchall()
+        assert cursor.execute(setting).fetchall()[0][0] != ""

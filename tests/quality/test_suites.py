@@ -12,7 +12,14 @@ import pytest
 from pipeline import config
 from pipeline.frame_types import table_schema
 from pipeline.quality.batches import summary_query
-from pipeline.quality.suites import SuiteFormatError, SuiteSpec, list_expectations, load_suite, load_suites
+from pipeline.quality.suites import (
+    ExpectationSpec,
+    SuiteFormatError,
+    SuiteSpec,
+    list_expectations,
+    load_suite,
+    load_suites,
+)
 from pipeline.store.ddl import MODEL_BY_TABLE, TABLE_MODELS
 from schemas.dice import DICE_PATTERN, parse_dice
 
@@ -196,3 +203,28 @@ def test_malformed_suites_are_refused_with_their_file(tmp_path: Path, document: 
     with pytest.raises(SuiteFormatError, match=problem) as caught:
         load_suite(path)
     assert caught.value.path == str(path)
+
+
+def test_read_columns_are_the_checked_columns_and_the_condition_columns() -> None:
+    weapons = BY_TABLE["weapons"]
+    read = weapons.read_columns()
+    assert read is not None
+    assert {"skill", "is_torrent", "abilities_text", "weapon_id"} <= read  # is_torrent: a row condition only
+    assert not {"abilities", "typed_abilities", "source_id"} & read  # named by the column set only
+    both = {
+        "type": "and",
+        "conditions": [
+            {"type": "comparison", "column": {"name": "kind"}, "operator": "==", "parameter": "melee"},
+            {"type": "nullity", "column": {"name": "range_inches"}, "is_null": False},
+        ],
+    }
+    spec = ExpectationSpec("expect_column_values_to_be_null", {"column": "skill", "row_condition": both}, "warning", "")
+    assert spec.read_columns() == {"skill", "kind", "range_inches"}
+
+
+def test_a_kwarg_we_do_not_know_reads_every_column() -> None:
+    unknown = ExpectationSpec(
+        "expect_column_pair_values_to_be_equal", {"column_A": "a", "ignore_row_if": "x"}, "warning", ""
+    )
+    suite = SuiteSpec("t", "", {}, (unknown,))
+    assert unknown.read_columns() is None and suite.read_columns() is None
