@@ -1,7 +1,7 @@
 -- The summary `damage_matrix.json` checks: one row per scenario, computed by DuckDB over the whole
 -- matrix (up to ~200 M rows, never loaded into pandas). Run it by hand:
 --   dataslate sql --json -- "$(cat expectations/damage_matrix.sql)"
--- The matrix is read as few times as the rules allow (docs/quality.md#damage-matrix-summary): one
+-- The matrix is read as few times as the rules allow (docs/quality.md#speed): one
 -- aggregate scan per scenario for the rules comparing columns of a cell, one join with the target
 -- units for the three unit rules, one filtered scan for Sustained Hits, and a filtered scan per NULL or
 -- negative rule, which DuckDB skips row group by row group from the Parquet statistics (a clean matrix
