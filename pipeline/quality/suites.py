@@ -50,11 +50,12 @@ class ExpectationSpec:
 
     def read_columns(self) -> set[str] | None:
         """Columns whose values GX reads for this expectation; None when a kwarg is not known to us."""
-        if not set(self.kwargs) <= _KNOWN_KWARGS:
+        condition = self.kwargs.get("row_condition") or {}
+        if not set(self.kwargs) <= _KNOWN_KWARGS or not isinstance(condition, dict):
             return None
         columns = {self.kwargs[k] for k in ("column", "column_A", "column_B") if k in self.kwargs}
         columns |= set(self.kwargs.get("column_list", []))
-        return columns | condition_columns(self.kwargs.get("row_condition") or {})
+        return columns | condition_columns(condition)
 
     def gx_dict(self) -> dict[str, Any]:
         """The expectation as GX reads it; the label travels in `meta` to map results back."""

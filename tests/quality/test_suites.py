@@ -228,3 +228,7 @@ def test_a_kwarg_we_do_not_know_reads_every_column() -> None:
     )
     suite = SuiteSpec("t", "", {}, (unknown,))
     assert unknown.read_columns() is None and suite.read_columns() is None
+    text_condition = ExpectationSpec(
+        "expect_column_values_to_be_null", {"column": "a", "row_condition": "b > 1"}, "warning", ""
+    )
+    assert text_condition.read_columns() is None
