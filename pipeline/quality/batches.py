@@ -4,8 +4,6 @@ matrix as a summary query (docs/quality.md#how-a-table-is-fetched).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -42,18 +40,19 @@ def existing_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {str(name) for (name,) in rows}
 
 
-@contextmanager
-def reading_cursor(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+def reading_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection | None:
     """A second connection to `con`'s database for another thread, resolving relative Parquet paths (the
-    damage matrix view) as `con` does and drawing no progress bar."""
+    damage matrix view) as `con` does and drawing no progress bar; None when `con`'s configuration is
+    locked (a sandboxed release reader), so that `con` alone reads."""
     cursor = con.cursor()
     try:
         for setting in ("file_search_path", "enable_progress_bar"):
             value = con.execute(f"SELECT current_setting('{setting}')").fetchall()[0][0]
             cursor.execute(f"SET {setting} = ?", [value])
-        yield cursor
-    finally:
+    except duckdb.InvalidInputException:
         cursor.close()
+        return None
+    return cursor
 
 
 def _duck_type(dtype: pl.DataType | DataTypeClass) -> str:

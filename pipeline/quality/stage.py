@@ -36,10 +36,8 @@ def _fetch(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) 
         raise SuiteFormatError(f"{what} not run: {exc}", path=path) from exc
 
 
-def _fetch_all(con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str]) -> list[Batch]:
-    """The suites' batches on a cursor of their own (for a worker thread)."""
-    with reading_cursor(con) as cursor:
-        return [_fetch(cursor, suite, present) for suite in suites]
+def _fetch_each(con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str]) -> list[Batch]:
+    return [_fetch(con, suite, present) for suite in suites]
 
 
 def _report(runner: GxRunner, suite: SuiteSpec, batch: Batch) -> TableReport:
@@ -51,21 +49,28 @@ def run_quality(con: duckdb.DuckDBPyConnection, *, suites_dir: Path = config.EXP
 
     Absent or empty tables are checked as empty (see `batches`) and reported with their status. The
     summary queries (tables too large to load) run in DuckDB on a worker thread while GX imports and
-    validates the other tables: DuckDB releases the GIL (docs/quality.md#speed).
+    validates the other tables: DuckDB releases the GIL (docs/quality.md#speed). On a connection whose
+    configuration is locked (`dataslate quality` reads releases sandboxed) they run after the others.
     """
     suites = load_suites(suites_dir)
     present = existing_tables(con)
     checked = [s for s in suites if s.table in present or s.table in MODEL_BY_TABLE]
     summaries = [s for s in checked if s.summary_sql is not None]
     reports = {s.table: TableReport(s.table, "absent", 0, ()) for s in suites}
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        summarised = pool.submit(_fetch_all, con, summaries, present)
-        runner = GxRunner()
-        for suite in checked:
-            if suite.summary_sql is None:
-                reports[suite.table] = _report(runner, suite, _fetch(con, suite, present))
-        for suite, batch in zip(summaries, summarised.result(), strict=True):
-            reports[suite.table] = _report(runner, suite, batch)
+    cursor = reading_cursor(con)
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            summarised = pool.submit(_fetch_each, cursor, summaries, present) if cursor else None
+            runner = GxRunner()
+            for suite in checked:
+                if suite.summary_sql is None:
+                    reports[suite.table] = _report(runner, suite, _fetch(con, suite, present))
+            batches = summarised.result() if summarised else _fetch_each(con, summaries, present)
+            for suite, batch in zip(summaries, batches, strict=True):
+                reports[suite.table] = _report(runner, suite, batch)
+    finally:
+        if cursor is not None:
+            cursor.close()
     return QualityReport(tables=[reports[s.table] for s in suites])
 
 

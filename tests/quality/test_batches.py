@@ -94,7 +94,12 @@ def test_columns_no_expectation_reads_come_as_null_under_their_name(broken_con: 
 
 
 def test_a_reading_cursor_resolves_the_partitioned_views_as_its_connection_does(good_release: Path) -> None:
-    with open_store(good_release / config.DUCKDB_FILENAME) as con, reading_cursor(con) as cursor:
+    with open_store(good_release / config.DUCKDB_FILENAME) as con:
+        cursor = reading_cursor(con)
+        assert cursor is not None
         setting = "SELECT current_setting('file_search_path'), current_setting('enable_progress_bar')"
         assert cursor.execute(setting).fetchall() == con.execute(setting).fetchall()
         assert cursor.execute(setting).fetchall()[0][0] != ""
+        cursor.close()
+        con.execute("SET lock_configuration = true")
+        assert reading_cursor(con) is None  # a sandboxed reader: the summaries run on `con` itself
