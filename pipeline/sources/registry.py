@@ -11,6 +11,8 @@ from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
 from pipeline.normalise.derived import with_derived_defences
 from pipeline.sources import bsdata, detect_format, page, wahapedia
+from pipeline.sources.bsdata.filecache import BsdataFileCache
+from pipeline.sources.bsdata.parser import BsdataParser
 from pipeline.sources.cached import load_parsed, parsed_key, store_parsed
 from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Record, Source, SourceFormat
@@ -82,7 +84,8 @@ class ParseResult:
 
 def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult:
     """Parse every input into one Dataset (formats detected per path), with a report per file; with a
-    cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed.
+    cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed,
+    and in a changed BSData folder only the changed catalogues are (docs/sources.md#incremental).
     Defensive values read from text (halve damage, a better melee invulnerable save) are derived here, once
     for every source (`normalise.derived.with_derived_defences`)."""
     records: list[Record] = []
@@ -95,10 +98,11 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult
             key = parsed_key(item, path, fmt) if cache is not None else ""
             hit = load_parsed(cache, key) if cache is not None else None
             if hit is None:
-                hit = _parse_item(item, path, fmt)
+                hit, item_parsed, item_reused = _parse_item(item, path, fmt, cache)
                 if cache is not None:
                     store_parsed(cache, key, *hit)
-                parsed.append(str(item))
+                parsed.extend(item_parsed)
+                reused.extend(item_reused)
             else:
                 reused.append(str(item))
             records.extend(hit[0])
@@ -106,7 +110,14 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult
     return ParseResult(with_derived_defences(Dataset(records)), report, tuple(parsed), tuple(reused))
 
 
-def _parse_item(item: Path, path: Path, fmt: SourceFormat) -> tuple[list[Record], list[FileReport]]:
+def _parse_item(
+    item: Path, path: Path, fmt: SourceFormat, cache: Path | None
+) -> tuple[tuple[list[Record], list[FileReport]], list[str], list[str]]:
+    """(records, file reports), the files parsed and those taken from the cache (BSData catalogues)."""
     report = ParseReport()
+    if fmt == "bsdata" and cache is not None:
+        parser = BsdataParser(report, BsdataFileCache(cache))
+        records = [_portable(record, path) for record in parser.parse(item)]
+        return (records, report.files), parser.parsed, parser.reused
     records = [_portable(record, path) for record in PARSERS[fmt](item, report)]
-    return records, report.files
+    return (records, report.files), [str(item)], []
