@@ -8,40 +8,44 @@ from typing import Any
 from pipeline.sources.bsdata.checks import CHECKS, CheckLedger
 from pipeline.sources.bsdata.index import BsdataFolder, Element, Scope
 
-#: An element's name in a stored ledger: [file name, position in `root.iter()`].
+#: An element's name in a stored ledger: [file name, child index, child index, ...] from the file's root.
 Position = list[Any]
 
 
 class FolderPositions:
-    """Position <-> element for the loaded catalogues of one folder, each file's map built on first use."""
+    """Position <-> element on the loaded catalogues of one folder (a path of child indices: no file is
+    walked whole, an element is found in as many steps as it is deep)."""
 
     def __init__(self, folder: BsdataFolder) -> None:
         self.folder = folder
-        self._index: dict[str, dict[Element, int]] = {}
-        self._elements: dict[str, list[Element]] = {}
+        self._children: dict[Element, dict[Element, int]] = {}
 
-    def _listed(self, name: str) -> list[Element]:
-        """Every element of a loaded file, in document order (KeyError for a file not loaded in the folder)."""
-        if name not in self._elements:
-            roots = [c.root for c in self.folder.catalogues if c.path.name == name and c.root is not None]
-            if not roots:
-                raise KeyError(f"no catalogue {name!r} loaded")
-            self._elements[name] = list(roots[0].iter())
-        return self._elements[name]
+    def _index_in(self, parent: Element, child: Element) -> int:
+        if parent not in self._children:
+            self._children[parent] = {node: i for i, node in enumerate(parent)}
+        return self._children[parent][child]
 
     def position(self, element: Element) -> Position:
-        root = element.getroottree().getroot()
-        name = next(c.path.name for c in self.folder.catalogues if c.root is root)
-        if name not in self._index:
-            self._index[name] = {e: i for i, e in enumerate(self._listed(name))}
-        return [name, self._index[name][element]]
+        path: list[int] = []
+        node, parent = element, element.getparent()
+        while parent is not None:
+            path.append(self._index_in(parent, node))
+            node, parent = parent, parent.getparent()
+        name = next(c.path.name for c in self.folder.catalogues if c.root is node)
+        return [name, *reversed(path)]
 
     def element(self, position: Position) -> Element:
         """The element at a stored position; KeyError, IndexError or TypeError for one not in this folder."""
-        name, index = position
-        if not isinstance(index, int) or index < 0:
-            raise IndexError(f"bad position {position!r}")
-        return self._listed(str(name))[index]
+        name, *path = position
+        roots = [c.root for c in self.folder.catalogues if c.path.name == name and c.root is not None]
+        if not roots:
+            raise KeyError(f"no catalogue {name!r} loaded")
+        node = roots[0]
+        for index in path:
+            if not isinstance(index, int) or index < 0:
+                raise IndexError(f"bad position {position!r}")
+            node = node[index]
+        return node
 
 
 def encode_ledger(ledger: CheckLedger, positions: FolderPositions) -> dict[str, Any]:
@@ -67,11 +71,11 @@ def decode_ledger(data: dict[str, Any], positions: FolderPositions, scope: Scope
     ledger = CheckLedger()
     for check in CHECKS:
         ledger.published[check] = {positions.element(p) for p in data["published"][check]}
-        for name, index, why in data["explained"][check]:
-            ledger.explain(check, positions.element([name, index]), str(why))
-        for name, index, why in data["problems"][check]:
-            ledger.problem(check, positions.element([name, index]), str(why))
+        for *where, why in data["explained"][check]:
+            ledger.explain(check, positions.element(where), str(why))
+        for *where, why in data["problems"][check]:
+            ledger.problem(check, positions.element(where), str(why))
     ledger.visited = {positions.element(p) for p in data["visited"]}
-    for name, index, why in data["skips"]:
-        ledger.skip(positions.element([name, index]), str(why), scope)
+    for *where, why in data["skips"]:
+        ledger.skip(positions.element(where), str(why), scope)
     return ledger
