@@ -1,6 +1,6 @@
 """`dataslate matchup`: find two units of a published release by name or id and compute their matchup in any
 scenario from the release's golden tables (a few rows read with pyarrow; no DuckDB, no Polars, and not
-`pyarrow.dataset` or `pyarrow.compute`, whose imports cost more than the whole computation: docs/units.md)."""
+`pyarrow.dataset` or `pyarrow.compute`, whose imports cost more than the whole computation)."""
 
 from __future__ import annotations
 
