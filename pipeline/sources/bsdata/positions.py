@@ -19,11 +19,29 @@ class FolderPositions:
     def __init__(self, folder: BsdataFolder) -> None:
         self.folder = folder
         self._children: dict[Element, dict[Element, int]] = {}
+        self._roots: dict[str, Element] = {}  # file name -> root, of the files loaded so far
+        self._names: dict[int, str] = {}  # id of a root -> its file name
 
     def _index_in(self, parent: Element, child: Element) -> int:
         if parent not in self._children:
             self._children[parent] = {node: i for i, node in enumerate(parent)}
         return self._children[parent][child]
+
+    def _refresh(self) -> None:
+        """Files are loaded as the parse needs them: look again."""
+        loaded = [c for c in reversed(self.folder.catalogues) if c.root is not None]
+        self._roots = {c.path.name: c.root for c in loaded}
+        self._names = {id(c.root): c.path.name for c in loaded}
+
+    def _root(self, name: str) -> Element:
+        if name not in self._roots:
+            self._refresh()
+        return self._roots[name]  # KeyError: no such file loaded
+
+    def _name(self, root: Element) -> str:
+        if id(root) not in self._names:
+            self._refresh()
+        return self._names[id(root)]
 
     def position(self, element: Element) -> Position:
         path: list[int] = []
@@ -31,16 +49,12 @@ class FolderPositions:
         while parent is not None:
             path.append(self._index_in(parent, node))
             node, parent = parent, parent.getparent()
-        name = next(c.path.name for c in self.folder.catalogues if c.root is node)
-        return [name, *reversed(path)]
+        return [self._name(node), *reversed(path)]
 
     def element(self, position: Position) -> Element:
         """The element at a stored position; KeyError, IndexError or TypeError for one not in this folder."""
         name, *path = position
-        roots = [c.root for c in self.folder.catalogues if c.path.name == name and c.root is not None]
-        if not roots:
-            raise KeyError(f"no catalogue {name!r} loaded")
-        node = roots[0]
+        node = self._root(str(name))
         for index in path:
             if not isinstance(index, int) or index < 0:
                 raise IndexError(f"bad position {position!r}")
