@@ -94,6 +94,13 @@ def part_bsdata() -> dict[str, Any]:
     }
 
 
+def part_bsdata_cache() -> dict[str, Any]:
+    """The BSData folder through the cache file by file: cold, unchanged, one catalogue changed, a library changed."""
+    from bench.bsdata_cache_bench import run
+
+    return run()
+
+
 def _parse_cpu_seconds(pause: bool) -> dict[str, Any]:
     """One Wahapedia parse in this fresh process (cold caches, as in a run), CPU seconds (steady under load)."""
     from contextlib import nullcontext
@@ -249,6 +256,7 @@ PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "scale": part_scale,
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,
+    "bsdata_cache": part_bsdata_cache,
     "reconcile": part_reconcile,
     "gc_pause": part_gc_pause,
     "quality": part_quality,

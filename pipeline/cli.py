@@ -5,7 +5,6 @@ All the work is done by the library (`pipeline.run` and the stage packages).
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import os
@@ -258,6 +257,8 @@ def sql(
 
     The table rounds floats to `config.SQL_FLOAT_DIGITS` decimals; --json and --csv print them whole.
     """
+    import csv
+
     from pipeline.publish.query import run_query
     from pipeline.publish.sql_limits import SqlLimits
 

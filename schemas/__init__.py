@@ -1,33 +1,42 @@
-"""Pydantic v2 record models: the contract every pipeline stage speaks."""
+"""Pydantic v2 record models: the contract every pipeline stage speaks.
 
-from schemas.dice import DICE_PATTERN, Dice, DiceField, parse_dice
-from schemas.records import (
-    Ability,
-    CompositionLine,
-    DamageCell,
-    Datasheet,
-    DatasheetStratagem,
-    DefensiveProfile,
-    DetachmentAbility,
-    Enhancement,
-    Keyword,
-    LeaderLink,
-    ModelProfile,
-    Points,
-    QuarantineRow,
-    Record,
-    ReferenceProfile,
-    Rule,
-    RuleBlock,
-    RuleOccurrence,
-    Source,
-    SourceConflict,
-    Stratagem,
-    WargearOption,
-    Weapon,
-    WeaponAbilityRow,
-)
-from schemas.weapon_abilities import Anti, Flag, Melta, Other, RapidFire, SustainedHits, WeaponAbility
+Names are imported on first use (PEP 562): `schemas.dice` alone must not build every record model.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemas.dice import DICE_PATTERN, Dice, DiceField, parse_dice
+    from schemas.records import (
+        Ability,
+        CompositionLine,
+        DamageCell,
+        Datasheet,
+        DatasheetStratagem,
+        DefensiveProfile,
+        DetachmentAbility,
+        Enhancement,
+        Keyword,
+        LeaderLink,
+        ModelProfile,
+        Points,
+        QuarantineRow,
+        Record,
+        ReferenceProfile,
+        Rule,
+        RuleBlock,
+        RuleOccurrence,
+        Source,
+        SourceConflict,
+        Stratagem,
+        WargearOption,
+        Weapon,
+        WeaponAbilityRow,
+    )
+    from schemas.weapon_abilities import Anti, Flag, Melta, Other, RapidFire, SustainedHits, WeaponAbility
 
 __all__ = [
     "DICE_PATTERN",
@@ -66,3 +75,16 @@ __all__ = [
     "WeaponAbilityRow",
     "parse_dice",
 ]
+
+
+_MODULES = ("dice", "records", "weapon_abilities")
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        for module in _MODULES:
+            found = getattr(importlib.import_module(f"{__name__}.{module}"), name, None)
+            if found is not None:
+                globals()[name] = found
+                return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,28 +2,31 @@
 
 The rules as implemented, the judgement calls, the output columns and how it stays fast: docs/damage.md.
 Entry points: `prepare_damage`, `compute_damage_matrix`, `write_damage_matrix`.
+
+Names are imported on first use (PEP 562): the unit engine needs only `scenarios` and `dice_tables`,
+and `dataslate matchup` must not pay for Polars and the whole matrix code at start-up.
 """
 
-from pipeline.damage.inputs import (
-    cost_per_copy,
-    points_frame,
-    targets_frame,
-    weapon_abilities_frame,
-    weapons_frame,
-)
-from pipeline.damage.matrix import (
-    MATRIX_COLUMNS,
-    DamageComputation,
-    DamageResult,
-    compute_damage_matrix,
-    partition_path,
-    prepare_damage,
-    write_damage_matrix,
-    write_damage_parquet,
-)
-from pipeline.damage.reference import load_reference_profiles, reference_targets_frame
-from pipeline.damage.report import DamageReport
-from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, SCENARIOS, Scenario
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.damage.inputs import cost_per_copy, points_frame, targets_frame, weapon_abilities_frame, weapons_frame
+    from pipeline.damage.matrix import (
+        MATRIX_COLUMNS,
+        DamageComputation,
+        DamageResult,
+        compute_damage_matrix,
+        partition_path,
+        prepare_damage,
+        write_damage_matrix,
+        write_damage_parquet,
+    )
+    from pipeline.damage.reference import load_reference_profiles, reference_targets_frame
+    from pipeline.damage.report import DamageReport
+    from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, SCENARIOS, Scenario
 
 __all__ = [
     "MATRIX_COLUMNS",
@@ -46,3 +49,16 @@ __all__ = [
     "write_damage_matrix",
     "write_damage_parquet",
 ]
+
+#: The submodules defining the names above, searched in this order.
+_MODULES = ("inputs", "matrix", "reference", "report", "scenarios")
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        for module in _MODULES:
+            found = getattr(importlib.import_module(f"{__name__}.{module}"), name, None)
+            if found is not None:
+                globals()[name] = found
+                return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ def resolve_scenarios(scenarios: Sequence[str | Scenario]) -> list[Scenario]:
 
 def scenarios_frame(scenarios: Sequence[Scenario]) -> pl.DataFrame:
     """One row per scenario with its flags, plus `scenario_idx` (position in the request)."""
+    import polars as pl  # here, not at import: the unit engine uses this module without Polars
+
     rows = [asdict(s) for s in scenarios]
     frame = pl.DataFrame(
         rows,

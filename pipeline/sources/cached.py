@@ -55,8 +55,19 @@ def _dump(record: Record) -> list[Any]:
     return [cls.__name__, data]
 
 
+def dump_records(records: list[Record]) -> list[list[Any]]:
+    """Records as JSON: [model name, dump] each."""
+    return [_dump(r) for r in records]
+
+
+def load_records(dumped: list[list[Any]]) -> list[Record]:
+    """Records from `dump_records`, each validated; KeyError, TypeError or ValidationError if one does not fit."""
+    types = _record_types()
+    return [types[name].model_validate(data) for name, data in dumped]
+
+
 def store_parsed(cache: Path, key: str, records: list[Record], files: list[FileReport]) -> None:
-    payload = {"records": [_dump(r) for r in records], "files": [f.as_dict() for f in files]}
+    payload = {"records": dump_records(records), "files": [f.as_dict() for f in files]}
     write_entry(cache, KIND, key, payload)
 
 
@@ -65,17 +76,16 @@ def load_parsed(cache: Path, key: str) -> tuple[list[Record], list[FileReport]] 
     payload = read_entry(cache, KIND, key)
     if payload is None:
         return None
-    types = _record_types()
     try:
-        records = [types[name].model_validate(data) for name, data in payload["records"]]
-        files = [_file_report(f) for f in payload["files"]]
+        records = load_records(payload["records"])
+        files = [file_report(f) for f in payload["files"]]
     except (KeyError, TypeError, ValueError, ValidationError) as exc:
         warnings.warn(f"cache entry ignored, recomputing: {KIND}/{key}: {exc!s:.200}", CacheWarning, stacklevel=2)
         return None
     return records, files
 
 
-def _file_report(data: dict[str, Any]) -> FileReport:
+def file_report(data: dict[str, Any]) -> FileReport:
     fields = {**data}
     for name in ("notes", "checks", "findings"):
         fields[name] = tuple(fields.get(name, ()))

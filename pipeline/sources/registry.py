@@ -11,6 +11,7 @@ from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
 from pipeline.normalise.derived import with_derived_defences
 from pipeline.sources import bsdata, detect_format, page, wahapedia
+from pipeline.sources.bsdata.filecache import load_folder_parse, parse_folder
 from pipeline.sources.cached import load_parsed, parsed_key, store_parsed
 from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Record, Source, SourceFormat
@@ -82,7 +83,8 @@ class ParseResult:
 
 def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult:
     """Parse every input into one Dataset (formats detected per path), with a report per file; with a
-    cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed.
+    cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed,
+    and in a changed BSData folder only the changed catalogues are (docs/sources.md#incremental).
     Defensive values read from text (halve damage, a better melee invulnerable save) are derived here, once
     for every source (`normalise.derived.with_derived_defences`)."""
     records: list[Record] = []
@@ -92,21 +94,37 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult
     for path in paths:
         fmt = detect_format(path)
         for item in expand(path, fmt):
-            key = parsed_key(item, path, fmt) if cache is not None else ""
-            hit = load_parsed(cache, key) if cache is not None else None
-            if hit is None:
-                hit = _parse_item(item, path, fmt)
-                if cache is not None:
-                    store_parsed(cache, key, *hit)
-                parsed.append(str(item))
-            else:
-                reused.append(str(item))
+            hit, item_parsed, item_reused = _item(item, path, fmt, cache)
             records.extend(hit[0])
             report.files.extend(hit[1])
+            parsed.extend(item_parsed)
+            reused.extend(item_reused)
     return ParseResult(with_derived_defences(Dataset(records)), report, tuple(parsed), tuple(reused))
 
 
-def _parse_item(item: Path, path: Path, fmt: SourceFormat) -> tuple[list[Record], list[FileReport]]:
+Parsed = tuple[list[Record], list[FileReport]]
+
+
+def _item(item: Path, path: Path, fmt: SourceFormat, cache: Path | None) -> tuple[Parsed, list[str], list[str]]:
+    """(records, file reports) of one item, with the files parsed and those taken from the cache."""
+    if cache is None:
+        return _parse_item(item, path, fmt), [str(item)], []
+    key = parsed_key(item, path, fmt)
+    if fmt == "bsdata":
+        hit = load_folder_parse(cache, key)
+        if hit is not None:
+            return ([_portable(r, path) for r in hit[0]], hit[1]), [], [str(item)]
+        records, files, parsed, reused = parse_folder(item, cache, key)
+        return ([_portable(r, path) for r in records], files), parsed, reused
+    hit = load_parsed(cache, key)
+    if hit is not None:
+        return hit, [], [str(item)]
+    hit = _parse_item(item, path, fmt)
+    store_parsed(cache, key, *hit)
+    return hit, [str(item)], []
+
+
+def _parse_item(item: Path, path: Path, fmt: SourceFormat) -> Parsed:
     report = ParseReport()
     records = [_portable(record, path) for record in PARSERS[fmt](item, report)]
     return records, report.files

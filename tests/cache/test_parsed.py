@@ -38,7 +38,7 @@ def test_cached_results_equal_parsing(inputs: list[Path], tmp_path: Path) -> Non
     plain = read_inputs(inputs)
     first = read_inputs(inputs, tmp_path)
     again = read_inputs(inputs, tmp_path)
-    assert (len(first.parsed), first.reused) == (5, ())  # 3 page files, 2 folders
+    assert (len(first.parsed), first.reused) == (6, ())  # 3 page files, a folder, 2 BSData files (file by file)
     assert (again.parsed, len(again.reused)) == ((), 5)
     _same(first, plain)
     _same(again, plain)

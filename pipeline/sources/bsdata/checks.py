@@ -44,6 +44,10 @@ class CheckLedger:
         self._skips.append((element, reason, scope))
         self._taint = None
 
+    def skips(self) -> list[tuple[Element, str, Scope]]:
+        """The `skip` calls, in order."""
+        return list(self._skips)
+
     def taint(self) -> dict[Element, str]:
         """Skipped elements and, transitively, the targets of the links inside them, with the first reason."""
         if self._taint is None:
@@ -159,3 +163,16 @@ def check_records(catalogue: Catalogue, ledger: CheckLedger, types: set[str]) ->
             )
         )
     return rows
+
+
+def merge_ledger(into: CheckLedger, other: CheckLedger) -> None:
+    """Add one file's ledger to the folder's, as if its calls had been made on it (first reason kept)."""
+    for check in CHECKS:
+        into.published[check] |= other.published[check]
+        for element, reason in other.explained[check].items():
+            into.explain(check, element, reason)
+        for element, reason in other.problems[check].items():
+            into.problem(check, element, reason)
+    into.visited |= other.visited
+    for element, reason, scope in other.skips():
+        into.skip(element, reason, scope)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from pipeline.errors import InputFormatError
 from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row, record_table
-from pipeline.sources.bsdata.checks import CheckLedger, check_records
+from pipeline.sources.bsdata.checks import CheckLedger, check_records, merge_ledger
 from pipeline.sources.bsdata.composition import CompositionReader
 from pipeline.sources.bsdata.frame import UnitFrame, raw_xml
 from pipeline.sources.bsdata.index import (
@@ -285,18 +286,40 @@ class _FileRun:
             yield self._quarantine(line, reason, raw_xml(rule), "rule")
 
 
+@dataclass
+class FileOutcome:
+    """One catalogue's parse: its records (Source last), its report without self-checks, and its own ledger
+    (merged into the folder's in file order, so the self-checks see every file; docs/sources.md#incremental)."""
+
+    records: list[Record]
+    report: FileReport
+    ledger: CheckLedger
+
+
+class FileCache(Protocol):
+    """Where a folder parse finds and keeps each file's outcome (`sources/bsdata_cache.py`)."""
+
+    def load(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome | None: ...
+
+    def store(self, folder: BsdataFolder, catalogue: Catalogue, outcome: FileOutcome) -> None: ...
+
+
 class BsdataParser:
     """Parses catalogues; keeps loaded folders so per-file calls load a folder only once.
 
-    `stats` holds a `FileStats` per parsed file (units, weapons, unresolved links, ...).
+    `stats` holds a `FileStats` per file parsed here (units, weapons, unresolved links, ...; none for a file
+    taken from a `FileCache`); `parsed` and `reused` name the files parsed and those taken from the cache.
     """
 
-    def __init__(self, report: ParseReport | None = None) -> None:
+    def __init__(self, report: ParseReport | None = None, cache: FileCache | None = None) -> None:
         self._folders: dict[Path, BsdataFolder] = {}
         self._ledgers: dict[int, CheckLedger] = {}  # by id of the folder, which lives as long
         self.stats: dict[str, FileStats] = {}
         self.checks: dict[str, list[SourceCheck]] = {}
         self.report = report
+        self.cache = cache
+        self.parsed: list[str] = []
+        self.reused: list[str] = []
 
     def folder(self, folder: Path) -> BsdataFolder:
         key = folder.resolve()
@@ -317,24 +340,38 @@ class BsdataParser:
     def parse(self, path: Path) -> Iterator[Record]:
         """Records of a `.cat`/`.gst` file or of every such file in a folder (Source last per file),
         then the self-check of every file parsed (`SourceCheck`, also in each file's report)."""
-        runs: list[_FileRun] = []
+        done: list[tuple[BsdataFolder, Catalogue, FileOutcome]] = []
         for folder, catalogue in self._catalogues(Path(path)):
-            run = _FileRun(folder, catalogue, self._ledgers.setdefault(id(folder), CheckLedger()))
-            self.stats[catalogue.source_id] = run.stats
-            runs.append(run)
-            yield from run.run()
-        for run in runs:
-            checks = self._checks(run)
-            self.checks[run.catalogue.source_id] = checks
+            outcome = self._outcome(folder, catalogue)
+            merge_ledger(self._ledgers.setdefault(id(folder), CheckLedger()), outcome.ledger)
+            done.append((folder, catalogue, outcome))
+            yield from outcome.records
+        for folder, catalogue, outcome in done:
+            checks = self._checks(folder, catalogue)
+            self.checks[catalogue.source_id] = checks
             yield from checks
             if self.report is not None:
-                self.report.add(replace(run.report(), checks=tuple(c.row() for c in checks)))
+                self.report.add(replace(outcome.report, checks=tuple(c.row() for c in checks)))
 
-    def _checks(self, run: _FileRun) -> list[SourceCheck]:
-        if run.catalogue.root is None:
+    def _outcome(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome:
+        """The file's outcome from the cache, or parsed (and then stored)."""
+        cached = self.cache.load(folder, catalogue) if self.cache is not None else None
+        if cached is not None:
+            self.reused.append(str(catalogue.path))
+            return cached
+        run = _FileRun(folder, catalogue, CheckLedger())
+        self.stats[catalogue.source_id] = run.stats
+        outcome = FileOutcome(list(run.run()), run.report(), run.ledger)
+        self.parsed.append(str(catalogue.path))
+        if self.cache is not None:
+            self.cache.store(folder, catalogue, outcome)
+        return outcome
+
+    def _checks(self, folder: BsdataFolder, catalogue: Catalogue) -> list[SourceCheck]:
+        if catalogue.root is None:
             return []
-        scope = run.folder.scope(run.catalogue)
-        return check_records(run.catalogue, run.ledger, points_types(scope))
+        ledger = self._ledgers[id(folder)]
+        return check_records(catalogue, ledger, points_types(folder.scope(catalogue)))
 
 
 def parse(path: Path, report: ParseReport | None = None) -> Iterator[Record]:
