@@ -42,18 +42,30 @@ def summarise_states(
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
     counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
     dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
-    by_group = np.einsum("bs,bsg->bg", final, by_state)
+    by_group = np.zeros((batch, by_state.shape[2]))
+    for s in range(final.shape[1]):
+        by_group += final[:, s, None] * by_state[:, s, :]
     cdf = np.cumsum(dist, axis=1)
     stats = np.stack(
         [
-            dist @ np.arange(width, dtype=np.float64),
+            weighted_rows(dist, np.arange(width, dtype=np.float64)),
             1.0 - dist[:, 0],
             dist[np.arange(batch), models],
             *[np.argmax(cdf >= q - QUANTILE_SLACK, axis=1).astype(np.float64) for q in (0.1, 0.5, 0.9)],
         ],
         axis=1,
     )
-    return Summary(dist, models, by_group, final @ wounds, stats)
+    return Summary(dist, models, by_group, weighted_rows(final, wounds), stats)
+
+
+def weighted_rows(rows: FloatArray, weights: FloatArray) -> FloatArray:
+    """rows @ weights, summed column by column: a row's result never depends on its neighbours (a BLAS
+    product's rounding does, by its position in the block), so a job's numbers do not depend on its batch."""
+    total = np.zeros(rows.shape[0])
+    for k, weight in enumerate(weights.tolist()):
+        if weight:
+            total += rows[:, k] * weight
+    return total
 
 
 def summarise(final: FloatArray, layouts: Sequence[StateLayout], targets: Sequence[TargetUnit]) -> Summary:
