@@ -136,7 +136,8 @@ def compute_matchup_partition(inputs: MatchupInputs, key: PartitionKey) -> pa.Ta
         if not armed or not targets:
             continue
         sides = [o.sides[phase] for o in armed]
-        result = compute_matchups(sides, [t.target for t in targets if t.target is not None], engine=engine)
+        defences = [t.target for t in targets if t.target is not None]
+        result = compute_matchups(sides, defences, engine=engine, distributions=inputs.keep_distribution)
         tables.append(matchup_table(result, armed, targets, phase, inputs.keep_distribution))
     schema = SCHEMA.append(DIST_FIELD) if inputs.keep_distribution else SCHEMA
     return pa.concat_tables(tables) if tables else schema.empty_table()
