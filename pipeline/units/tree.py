@@ -110,13 +110,13 @@ class Tree:
     matrices: dict[int, list[FloatArray]] = field(default_factory=dict)  # pending -> [ops, C, S, S] chunks
 
     def extend(self, parent: IntArray, pending: IntArray, combos: IntArray) -> None:
-        pattern = np.array(
-            [self._child(p, c) for p, c in zip(self.pattern[parent].tolist(), pending.tolist(), strict=True)],
-            dtype=np.int64,
-        )
+        pairs, inverse = np.unique(self.pattern[parent] * 4096 + pending, return_inverse=True)
+        children = np.array([self._child(u // 4096, u % 4096) for u in pairs.tolist()], dtype=np.int64)
+        pattern = children[inverse]
         axes = self.axes[parent].copy()
         grows = pending > 1
-        depth = np.array([len(self.patterns[p]) for p in self.pattern[parent].tolist()], dtype=np.int64)
+        lengths = np.array([len(p) for p in self.patterns], dtype=np.int64)
+        depth = lengths[self.pattern[parent]]
         axes[np.flatnonzero(grows), depth[grows]] = combos[grows]
         self.defence = np.concatenate([self.defence, self.defence[parent]])
         self.pattern = np.concatenate([self.pattern, pattern])
