@@ -34,29 +34,27 @@ def unit_vs_reference(
     options: Sequence[UnitOption], references: Sequence[UnitOption], scenarios: Sequence[str], workers: int = 1
 ) -> pa.Table:
     """Rows of `unit_vs_reference` (golden options only; attached units are in `unit_matchups`): one task per
-    scenario on `workers` forked processes, concatenated in scenario order."""
+    (scenario, phase) on `workers` forked processes, concatenated in (scenario, phase) order."""
     golden = [o for o in options if "+" not in o.unit_id]
-    tables = dict(ForkExecutor(workers).map(lambda s: _scenario_table(golden, references, s), list(scenarios)))
-    parts = [tables[s] for s in scenarios if tables[s].num_rows]
+    keys = [(s, p) for s in scenarios for p in Phase]
+    tables = dict(ForkExecutor(workers).map(lambda k: _phase_table(golden, references, *k), keys))
+    parts = [tables[k] for k in keys if tables[k] is not None]
     schema = SCHEMA.append(DIST_FIELD).append(pa.field("attacker_faction", pa.string()))
     schema = schema.append(pa.field("scenario", pa.string()))
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
-def _scenario_table(golden: Sequence[UnitOption], references: Sequence[UnitOption], scenario: str) -> pa.Table:
-    """Both phases of one scenario, the engine serial (the scenarios are the parallel tasks)."""
+def _phase_table(
+    golden: Sequence[UnitOption], references: Sequence[UnitOption], scenario: str, phase: Phase
+) -> pa.Table | None:
+    """One scenario and phase, the engine serial (the (scenario, phase) pairs are the parallel tasks)."""
     targets = [r.target for r in references if r.target is not None]
-    engine = _engine(scenario, 1)
-    tables = []
-    for phase in Phase:
-        armed = [o for o in golden if phase in o.sides]
-        if not armed:
-            continue
-        result = compute_matchups([o.sides[phase] for o in armed], targets, engine=engine)
-        table = matchup_table(result, armed, references, phase, dist=True)
-        faction = pa.array([o.faction_slug for o in armed], type=pa.string()).take(pa.array(result.pairs[:, 0]))
-        table = table.append_column("attacker_faction", faction)
-        table = table.append_column("scenario", pa.array([scenario]).take(pa.array(np.zeros(table.num_rows, np.int64))))
-        tables.append(table)
-    schema = SCHEMA.append(DIST_FIELD).append(pa.field("attacker_faction", pa.string()))
-    return pa.concat_tables(tables) if tables else schema.append(pa.field("scenario", pa.string())).empty_table()
+    armed = [o for o in golden if phase in o.sides]
+    if not armed:
+        return None
+    result = compute_matchups([o.sides[phase] for o in armed], targets, engine=_engine(scenario, 1))
+    table = matchup_table(result, armed, references, phase, dist=True)
+    faction = pa.array([o.faction_slug for o in armed], type=pa.string()).take(pa.array(result.pairs[:, 0]))
+    table = table.append_column("attacker_faction", faction)
+    scenario_column = pa.array([scenario]).take(pa.array(np.zeros(table.num_rows, np.int64)))
+    return table.append_column("scenario", scenario_column)
