@@ -7,6 +7,7 @@ partition per process.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -40,6 +41,7 @@ class ForkExecutor:
             return
         global _TASK
         _TASK = function
+        gc.freeze()  # the children's collections then leave the parent's objects (and their shared pages) alone
         pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
         try:
             waiting = list(keys)[::-1]
@@ -53,4 +55,5 @@ class ForkExecutor:
                     yield running.pop(future), future.result()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            gc.unfreeze()
             _TASK = None
