@@ -7,6 +7,8 @@ partition per process.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gc
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
@@ -22,7 +24,15 @@ _TASK: Callable[[Any], Any] | None = None
 
 def _call(key: Any) -> Any:
     assert _TASK is not None
+    _return_free_memory()
     return _TASK(key)
+
+
+def _return_free_memory() -> None:
+    """Hand the previous task's freed heap back to the system (glibc keeps it otherwise: ≈ 100–200 MB a
+    partition); a no-op where there is no glibc."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 class ForkExecutor:
