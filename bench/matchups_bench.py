@@ -4,8 +4,9 @@
 reconcile -> golden loadouts -> reference profiles -> integrity; timed apart), then times
 `matchups_stage(frames, folder)` once (the full table is minutes of CPU: one run, not a median), with the
 golden loadout resolution, rows, partitions, Parquet bytes, CPU of the process and its forked workers and peak
-RSS. Beside it: the plain-Python exact chain per pair on a sample (`bench/units_bench.py`) projected to every
-pair, and the wall time of one `dataslate matchup` process against the tables written as Parquet.
+RSS; then `unit_vs_reference` alone (part of the stage), engines cold. Beside it: the plain-Python exact
+chain per pair on a sample (`bench/units_bench.py`) projected to every pair, and the wall time of one
+`dataslate matchup` process against the tables written as Parquet.
 Run alone: `python -m bench.matchups_bench` (under `/usr/bin/time -v` for the whole process's peak RSS).
 """
 
@@ -91,6 +92,19 @@ def cli_wall(frames: dict[str, pl.DataFrame], folder: Path) -> dict[str, Any]:
             "output": (proc.stdout or proc.stderr).splitlines()[-4:]}  # fmt: skip
 
 
+def vs_reference_time(frames: dict[str, pl.DataFrame]) -> dict[str, Any]:
+    """`unit_vs_reference` alone (it is part of the stage's time above), engines cold as in a run."""
+    from pipeline.matchups import partition
+    from pipeline.matchups.reference import reference_units, unit_vs_reference
+    from pipeline.matchups.stage import matchup_options
+
+    options, references = matchup_options(frames), reference_units(frames["reference_profiles"].to_dicts())
+    partition._ENGINES.clear()
+    wall, cpu = time.perf_counter(), _cpu()
+    table = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, config.MATCHUP_WORKERS)
+    return {"wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(_cpu() - cpu, 1), "rows": table.num_rows}
+
+
 def run_matchups_bench() -> dict[str, Any]:
     from pipeline.matchups.stage import matchups_stage
 
@@ -106,6 +120,7 @@ def run_matchups_bench() -> dict[str, Any]:
             "workers": config.MATCHUP_WORKERS,
             **outcome.report.as_dict(),
         }
+    result["unit_vs_reference"] = vs_reference_time(frames)
     rows = int(result["matchups_stage"]["unit_matchups"]["rows"])
     baseline = plain_baseline(frames, rows)
     baseline["ratio_plain_over_stage"] = round(baseline["projected_s"] / max(result["matchups_stage"]["wall_s"], 1e-9))

@@ -159,5 +159,5 @@ MATCHUP_KEEP_DISTRIBUTION = False
 #: Scenarios of the published unit x unit table (the others on demand: `dataslate matchup --scenario`).
 MATCHUP_SCENARIOS: tuple[str, ...] = ("default",)
 #: Pairs per phase in one `unit_matchups` file (a faction's attackers are chunked): bounds one result's memory.
-MATCHUP_MAX_PAIRS = 1_000_000
+MATCHUP_MAX_PAIRS = 500_000
 MATCHUP_REFERENCE_SCENARIOS: tuple[str, ...] = ("default", "half_range", "charged", "stationary", "cover")

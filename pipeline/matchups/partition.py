@@ -67,6 +67,11 @@ class MatchupInputs:
             for chunk, first in enumerate(range(0, counts[f], size))
         ]
 
+    def size(self, key: PartitionKey) -> int:
+        """Attacking options of the key's chunk (its work, roughly)."""
+        every = len(self.attackers(key.attacker_faction))
+        return max(0, min(every, key.first + (key.count if key.count is not None else every)) - key.first)
+
     @property
     def targets(self) -> list[UnitOption]:
         return [o for o in self.options if o.target is not None]
@@ -131,7 +136,8 @@ def compute_matchup_partition(inputs: MatchupInputs, key: PartitionKey) -> pa.Ta
         if not armed or not targets:
             continue
         sides = [o.sides[phase] for o in armed]
-        result = compute_matchups(sides, [t.target for t in targets if t.target is not None], engine=engine)
+        defences = [t.target for t in targets if t.target is not None]
+        result = compute_matchups(sides, defences, engine=engine, distributions=inputs.keep_distribution)
         tables.append(matchup_table(result, armed, targets, phase, inputs.keep_distribution))
     schema = SCHEMA.append(DIST_FIELD) if inputs.keep_distribution else SCHEMA
     return pa.concat_tables(tables) if tables else schema.empty_table()
@@ -140,20 +146,17 @@ def compute_matchup_partition(inputs: MatchupInputs, key: PartitionKey) -> pa.Ta
 def matchup_table(
     result: Matchups, attackers: Sequence[UnitOption], targets: Sequence[UnitOption], phase: Phase, dist: bool
 ) -> pa.Table:
-    """The engine's per-pair columns with ids, sizes and the phase."""
-    a, t = result.pairs[:, 0], result.pairs[:, 1]
-    ids = np.array([o.unit_id for o in attackers], dtype=object)
-    target_ids = np.array([o.unit_id for o in targets], dtype=object)
+    """The engine's per-pair columns with ids, sizes and the phase (ids taken from small Arrow arrays)."""
+    a, t = pa.array(result.pairs[:, 0]), pa.array(result.pairs[:, 1])
+    t_index = result.pairs[:, 1]
     wounds = np.array([o.target.total_wounds if o.target else 0 for o in targets], dtype=np.int64)
-    models = np.array([o.models for o in attackers], dtype=np.int64)
-    target_models = np.array([o.models for o in targets], dtype=np.int64)
-    has_cost = np.array([o.cost > 0 for o in targets])[t]
+    has_cost = np.array([o.cost > 0 for o in targets])[t_index]
     columns: list[pa.Array] = [
-        pa.array(ids[a], type=pa.string()),
-        pa.array(models[a]),
-        pa.array(target_ids[t], type=pa.string()),
-        pa.array(target_models[t]),
-        pa.array(np.full(len(a), phase.value, dtype=object), type=pa.string()),
+        pa.array([o.unit_id for o in attackers], type=pa.string()).take(a),
+        pa.array([o.models for o in attackers], type=pa.int64()).take(a),
+        pa.array([o.unit_id for o in targets], type=pa.string()).take(t),
+        pa.array([o.models for o in targets], type=pa.int64()).take(t),
+        pa.array([phase.value], type=pa.string()).take(pa.array(np.zeros(len(t_index), dtype=np.int64))),
         pa.array(result.expected_slain),
         pa.array(np.clip(result.p_any, 0.0, 1.0)),
         pa.array(np.clip(result.p_wipe, 0.0, 1.0)),
@@ -161,15 +164,25 @@ def matchup_table(
         pa.array(result.slain_p50),
         pa.array(result.slain_p90),
         pa.array(result.wounds_lost),
-        pa.array(wounds[t]),
+        pa.array(wounds[t_index]),
         pa.array(result.points_destroyed, mask=~has_cost),
         pa.array(result.points_destroyed_per_100, mask=~has_cost | np.isnan(result.points_destroyed_per_100)),
     ]
     schema = SCHEMA
     if dist:
-        columns.append(pa.array([d.tolist() for d in result.slain_dist], type=DIST_FIELD.type))
+        columns.append(distribution_column(result))
         schema = SCHEMA.append(DIST_FIELD)
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def distribution_column(result: Matchups) -> pa.Array:
+    """`slain_dist` per pair: each distinct job's row as one list, taken per pair (no Python list per row)."""
+    lengths = result.job_models + 1
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    keep = np.arange(result.job_dist.shape[1])[None, :] < lengths[:, None]
+    values = pa.array(result.job_dist[keep])
+    per_job = pa.ListArray.from_arrays(pa.array(offsets), values, type=DIST_FIELD.type)
+    return per_job.take(pa.array(result.job))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.partition import DIST_FIELD, SCHEMA, _engine, matchup_table
 from pipeline.matchups.sides import UnitOption, _group
 from pipeline.units.engine import compute_matchups
@@ -32,22 +33,28 @@ def reference_units(profiles: Sequence[Mapping[str, Any]]) -> list[UnitOption]:
 def unit_vs_reference(
     options: Sequence[UnitOption], references: Sequence[UnitOption], scenarios: Sequence[str], workers: int = 1
 ) -> pa.Table:
-    """Rows of `unit_vs_reference` (golden options only; attached units are in `unit_matchups`)."""
+    """Rows of `unit_vs_reference` (golden options only; attached units are in `unit_matchups`): one task per
+    (scenario, phase) on `workers` forked processes, concatenated in (scenario, phase) order."""
     golden = [o for o in options if "+" not in o.unit_id]
-    targets = [r.target for r in references if r.target is not None]
-    tables = []
-    for scenario in scenarios:
-        engine = _engine(scenario, workers)
-        for phase in Phase:
-            armed = [o for o in golden if phase in o.sides]
-            if not armed:
-                continue
-            result = compute_matchups([o.sides[phase] for o in armed], targets, engine=engine)
-            table = matchup_table(result, armed, references, phase, dist=True)
-            faction = np.array([o.faction_slug for o in armed], dtype=object)[result.pairs[:, 0]]
-            table = table.append_column("attacker_faction", pa.array(faction, type=pa.string()))
-            table = table.append_column("scenario", pa.array(np.full(table.num_rows, scenario, dtype=object)))
-            tables.append(table)
+    keys = [(s, p) for s in scenarios for p in Phase]
+    tables = dict(ForkExecutor(workers).map(lambda k: _phase_table(golden, references, *k), keys))
+    parts = [tables[k] for k in keys if tables[k] is not None]
     schema = SCHEMA.append(DIST_FIELD).append(pa.field("attacker_faction", pa.string()))
     schema = schema.append(pa.field("scenario", pa.string()))
-    return pa.concat_tables(tables) if tables else schema.empty_table()
+    return pa.concat_tables(parts) if parts else schema.empty_table()
+
+
+def _phase_table(
+    golden: Sequence[UnitOption], references: Sequence[UnitOption], scenario: str, phase: Phase
+) -> pa.Table | None:
+    """One scenario and phase, the engine serial (the (scenario, phase) pairs are the parallel tasks)."""
+    targets = [r.target for r in references if r.target is not None]
+    armed = [o for o in golden if phase in o.sides]
+    if not armed:
+        return None
+    result = compute_matchups([o.sides[phase] for o in armed], targets, engine=_engine(scenario, 1))
+    table = matchup_table(result, armed, references, phase, dist=True)
+    faction = pa.array([o.faction_slug for o in armed], type=pa.string()).take(pa.array(result.pairs[:, 0]))
+    table = table.append_column("attacker_faction", faction)
+    scenario_column = pa.array([scenario]).take(pa.array(np.zeros(table.num_rows, np.int64)))
+    return table.append_column("scenario", scenario_column)

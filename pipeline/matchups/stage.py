@@ -12,6 +12,7 @@ import polars as pl
 
 from pipeline import config
 from pipeline.frame_types import table_schema
+from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.partition import Executor, MatchupInputs, WrittenPartition, write_partitions
 from pipeline.matchups.reference import reference_units, unit_vs_reference
 from pipeline.matchups.sides import UnitOption, unit_options
@@ -72,8 +73,10 @@ def matchups_stage(
     workers: int | None = None,
 ) -> MatchupOutcome:
     """`unit_matchups/` under `release` for `scenarios`; `unit_vs_reference` for every published scenario.
-    The engine forks `workers` processes per partition unless the executor sets its own (`engine_workers`)."""
+    Partitions run on `workers` forked processes (`ForkExecutor`) unless an executor is given; the engine is
+    serial inside a task unless the executor says otherwise (`engine_workers`)."""
     workers = workers or config.MATCHUP_WORKERS
+    executor = executor or ForkExecutor(workers)
     options = matchup_options(frames)
     inputs = MatchupInputs(
         options,
@@ -81,7 +84,8 @@ def matchups_stage(
         keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION,
         max_pairs=config.MATCHUP_MAX_PAIRS,
     )
-    written = write_partitions(inputs, inputs.keys(scenarios), release, executor)
+    keys = sorted(inputs.keys(scenarios), key=inputs.size, reverse=True)  # the largest first: no long tail
+    written = write_partitions(inputs, keys, release, executor)
     references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
     arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers)
     schema = table_schema(UnitVsReference)

@@ -185,9 +185,10 @@ class UnitEngine:
 
     def solve_jobs(
         self, attacks: Sequence[tuple[object, ...]], targets: Sequence[TargetUnit], job_attack: IntArray,
-        job_defence: IntArray,
+        job_defence: IntArray, distributions: bool = True,
     ) -> Summary:  # fmt: skip
-        """Summary per job (attack signature index, defence index), computed batch by batch as prefix trees."""
+        """Summary per job (attack signature index, defence index), computed batch by batch as prefix trees;
+        without `distributions` its `slain_dist` has no columns (the numbers need only the stats)."""
         if not len(job_attack):
             return merge([], 0)
         chains, phase_of = self._chains(attacks, targets, job_attack, job_defence)
@@ -196,15 +197,16 @@ class UnitEngine:
         two_lines = attached[job_defence] & np.any((chains >= 0) & precise[chains], axis=1)
         work = sorted(batches(job_defence, phase_of[job_attack], two_lines, targets), key=lambda b: -len(b.jobs))
         if self.workers > 1 and len(work) > 1:
-            return merge(self._solve_parallel(work, targets, chains), len(job_attack))
-        return merge([(b.jobs, self._solve_tree(b, targets, chains[b.jobs])) for b in work], len(job_attack))
+            return merge(self._solve_parallel(work, targets, chains, distributions), len(job_attack))
+        parts = [(b.jobs, self._solve_tree(b, targets, chains[b.jobs], distributions)) for b in work]
+        return merge(parts, len(job_attack))
 
     def _solve_parallel(
-        self, work: list[Batch], targets: Sequence[TargetUnit], chains: IntArray
+        self, work: list[Batch], targets: Sequence[TargetUnit], chains: IntArray, distributions: bool
     ) -> list[tuple[IntArray, Summary]]:
         """Batches spread over `workers` forked processes (each inherits the caches built so far)."""
         global _FORKED
-        _FORKED = (self, targets)
+        _FORKED = (self, targets, distributions)
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
             results = pool.map(_solve_forked, work, [chains[b.jobs] for b in work])
@@ -252,7 +254,9 @@ class UnitEngine:
         _, with_blast, without = self.context(target)
         return (with_blast, without, target.groups[0])
 
-    def _solve_tree(self, batch: Batch, targets: Sequence[TargetUnit], chains: IntArray) -> Summary:
+    def _solve_tree(
+        self, batch: Batch, targets: Sequence[TargetUnit], chains: IntArray, distributions: bool = True
+    ) -> Summary:
         local_targets = [targets[d] for d in batch.defences.tolist()]
         layouts = [self.layout(t, batch.two_lines, batch.body, batch.leader) for t in local_targets]
         defs = defences(local_targets, layouts, batch.two_lines)
@@ -289,7 +293,7 @@ class UnitEngine:
         batch_steps = BatchSteps(
             weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating
         )
-        return solve_tree(defs, batch_steps, batch.job_defence, local_chains)
+        return solve_tree(defs, batch_steps, batch.job_defence, local_chains, distributions)
 
     # --- batches -----------------------------------------------------------------------------------------
 
@@ -337,14 +341,14 @@ class UnitEngine:
         return Step(counts, normal, devastating)
 
 
-_FORKED: tuple[UnitEngine, Sequence[TargetUnit]] | None = None
+_FORKED: tuple[UnitEngine, Sequence[TargetUnit], bool] | None = None
 """The engine and defences a forked worker reads (set by the parent just before the fork)."""
 
 
 def _solve_forked(batch: Batch, chains: IntArray) -> Summary:
     assert _FORKED is not None
-    engine, targets = _FORKED
-    return engine._solve_tree(batch, targets, chains)
+    engine, targets, distributions = _FORKED
+    return engine._solve_tree(batch, targets, chains, distributions)
 
 
 def _batch_pending(jobs: Sequence[Job]) -> int:
@@ -427,11 +431,13 @@ def compute_matchups(
     pairs: Sequence[tuple[int, int]] | IntArray | None = None,
     scenario: Scenario | str = "default",
     engine: UnitEngine | None = None,
+    distributions: bool = True,
 ) -> Matchups:
-    """Distributions and summaries for (attacker index, target index) pairs (default: every pair)."""
+    """Distributions and summaries for (attacker index, target index) pairs (default: every pair); without
+    `distributions`, `job_dist` has no columns (the summaries are the same)."""
     engine = engine or UnitEngine(scenario)
     jobs = distinct_jobs(attackers, targets, pairs)
-    summary = engine.solve_jobs(jobs.attacks, jobs.defences, jobs.job_attack, jobs.job_defence)
+    summary = engine.solve_jobs(jobs.attacks, jobs.defences, jobs.job_attack, jobs.job_defence, distributions)
     return assemble(summary, jobs.pair_jobs, jobs.pairs, attackers, targets)
 
 

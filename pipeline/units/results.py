@@ -42,18 +42,33 @@ def summarise_states(
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
     counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
     dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
-    by_group = np.einsum("bs,bsg->bg", final, by_state)
+    columns = np.ascontiguousarray(final.T)
+    per_state = np.ascontiguousarray(by_state.transpose(1, 2, 0))  # [S, G, B]
+    by_group = np.zeros((by_state.shape[2], batch))
+    for s in range(len(columns)):
+        by_group += columns[s] * per_state[s]
     cdf = np.cumsum(dist, axis=1)
     stats = np.stack(
         [
-            dist @ np.arange(width, dtype=np.float64),
+            weighted_rows(dist, np.arange(width, dtype=np.float64)),
             1.0 - dist[:, 0],
             dist[np.arange(batch), models],
             *[np.argmax(cdf >= q - QUANTILE_SLACK, axis=1).astype(np.float64) for q in (0.1, 0.5, 0.9)],
         ],
         axis=1,
     )
-    return Summary(dist, models, by_group, final @ wounds, stats)
+    return Summary(dist, models, by_group.T, weighted_rows(final, wounds), stats)
+
+
+def weighted_rows(rows: FloatArray, weights: FloatArray) -> FloatArray:
+    """rows @ weights, summed column by column: a row's result never depends on its neighbours (a BLAS
+    product's rounding does, by its position in the block), so a job's numbers do not depend on its batch."""
+    columns = np.ascontiguousarray(rows.T)
+    total = np.zeros(rows.shape[0])
+    for k, weight in enumerate(weights.tolist()):
+        if weight:
+            total += columns[k] * weight
+    return total
 
 
 def summarise(final: FloatArray, layouts: Sequence[StateLayout], targets: Sequence[TargetUnit]) -> Summary:
@@ -92,7 +107,7 @@ class Matchups:
 
     pairs: IntArray  # [P, 2] attacker index, target index
     job: IntArray  # [P] the distinct computation each pair used
-    job_dist: FloatArray  # [jobs, width] P(k slain) per distinct job, zero-padded beyond its target's models
+    job_dist: FloatArray  # [jobs, width] P(k slain) per distinct job, zero-padded; no columns if not asked for
     job_models: IntArray  # [jobs] models of each job's target
     expected_slain: FloatArray
     p_any: FloatArray
@@ -127,22 +142,25 @@ def assemble(
     attackers: Sequence[AttackSide],
     targets: Sequence[TargetUnit],
 ) -> Matchups:
-    """The jobs' summary -> per-pair columns; points from each pair's own costs."""
-    stats, wounds = summary.stats, summary.wounds_lost
+    """The jobs' summary -> per-pair columns; points from each pair's own costs (column by column: a pair's
+    numbers never depend on the others)."""
     n_groups = max([len(t.all_groups) for t in targets] or [1])
-    by_group = np.zeros((len(stats), n_groups))
-    by_group[:, : summary.slain_by_group.shape[1]] = summary.slain_by_group[:, :n_groups]
-    costs = np.zeros((max(1, len(targets)), n_groups))
-    for t, target in enumerate(targets):
-        costs[t, : len(target.all_groups)] = [g.points for g in target.all_groups]
+    costs = np.zeros((n_groups, max(1, len(targets))))
+    for t, unit in enumerate(targets):
+        costs[: len(unit.all_groups), t] = [g.points for g in unit.all_groups]
+    stats = np.ascontiguousarray(summary.stats.T)
+    by_group = np.ascontiguousarray(summary.slain_by_group.T)
+    target = pairs[:, 1]
+    points = np.zeros(len(pair_jobs))
+    for g in range(min(n_groups, len(by_group))):
+        if costs[g].any():
+            points += by_group[g][pair_jobs] * costs[g][target]
     attacker_points = np.array([a.points for a in attackers] or [0.0])
-    per_pair = stats[pair_jobs]
-    points = np.einsum("pg,pg->p", by_group[pair_jobs], costs[pairs[:, 1]])
     cost = attacker_points[pairs[:, 0]]
     with np.errstate(divide="ignore", invalid="ignore"):
         per_100 = np.where(cost > 0, points * 100.0 / np.where(cost > 0, cost, 1.0), np.nan)
-    quantiles = per_pair[:, 3:6].astype(np.int64)
+    c, q = [stats[i][pair_jobs] for i in range(3)], [stats[i].astype(np.int64)[pair_jobs] for i in range(3, 6)]
     return Matchups(
-        pairs, pair_jobs, summary.slain_dist, summary.models, per_pair[:, 0], per_pair[:, 1], per_pair[:, 2],
-        quantiles[:, 0], quantiles[:, 1], quantiles[:, 2], wounds[pair_jobs], points, per_100,
+        pairs, pair_jobs, summary.slain_dist, summary.models, c[0], c[1], c[2], q[0], q[1], q[2],
+        summary.wounds_lost[pair_jobs], points, per_100,
     )  # fmt: skip

@@ -19,7 +19,7 @@ import numpy as np
 from pipeline.units.layout import BoolArray, FloatArray, IntArray
 
 ABSORBED = 1e-17
-"""Below this mass outside absorbing states a batch stops stepping (further wounds change nothing)."""
+"""Below this mass outside absorbing states a vector stops stepping (further wounds change nothing)."""
 
 CHECK_EVERY = 4
 
@@ -65,13 +65,22 @@ def apply(kernel: Kernel, x: FloatArray) -> FloatArray:
     """One wound on states x [B, Q, S] (Q: pending combinations)."""
     size = x.shape[2]
     out = x * kernel.stay[:, None, :]
+    product = np.empty_like(out)  # one buffer for every shifted product (same arithmetic, no temporaries)
     for j in range(1, kernel.body.shape[0] + 1):
         shift = j * kernel.stride
         if shift < size:
-            out[:, :, shift:] += x[:, :, : size - shift] * kernel.body[j - 1][:, None, : size - shift]
+            _shifted_add(out, x, kernel.body[j - 1], shift, product)
         if kernel.leader is not None and j < size:
-            out[:, :, j:] += x[:, :, : size - j] * kernel.leader[j - 1][:, None, : size - j]
+            _shifted_add(out, x, kernel.leader[j - 1], j, product)
     return out
+
+
+def _shifted_add(out: FloatArray, x: FloatArray, moves: FloatArray, shift: int, buffer: FloatArray) -> None:
+    """out[..., shift:] += x[..., :-shift] * moves[:, None, :-shift]."""
+    size = x.shape[2]
+    part = buffer[:, :, : size - shift]
+    np.multiply(x[:, :, : size - shift], moves[:, None, : size - shift], out=part)
+    out[:, :, shift:] += part
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,14 +99,28 @@ def run_step(step: Step, states: FloatArray) -> FloatArray:
     acc = np.zeros((batch, counts.shape[2], pending, size))
     live = step.normal.live[:, None, :]
     x = states
+    done = np.zeros((batch, pending), dtype=bool)
     for n in range(counts.shape[1]):
         if n:
             x = apply(step.normal, x)
         acc += counts[:, n, :, None, None] * x[:, None]
-        if n % CHECK_EVERY == 0 and float(np.max(np.sum(x * live, axis=2))) < ABSORBED:
-            acc += counts[:, n + 1 :].sum(axis=1)[:, :, None, None] * x[:, None]
-            break
+        if n % CHECK_EVERY == 0 and n + 1 < counts.shape[1]:
+            newly = (np.sum(x * live, axis=2) < ABSORBED) & ~done
+            if newly.any():
+                x = _lump_absorbed(acc, counts[:, n + 1 :].sum(axis=1), x, newly)
+                done |= newly
+                if done.all():
+                    break
     return acc.reshape(batch, -1, size)
+
+
+def _lump_absorbed(acc: FloatArray, tail: FloatArray, x: FloatArray, newly: BoolArray) -> FloatArray:
+    """Vectors with no mass left to move take the rest of their wound counts at once and stop (x = 0): each
+    vector decides for itself, so its result never depends on the other vectors of its chunk."""
+    absorbed = np.where(newly[:, :, None], x, 0.0)
+    acc += tail[:, :, None, None] * absorbed[:, None]
+    result: FloatArray = x - absorbed
+    return result
 
 
 def resolve_devastating(kernels: list[Kernel], sizes: list[int], states: FloatArray) -> FloatArray:

@@ -110,13 +110,13 @@ class Tree:
     matrices: dict[int, list[FloatArray]] = field(default_factory=dict)  # pending -> [ops, C, S, S] chunks
 
     def extend(self, parent: IntArray, pending: IntArray, combos: IntArray) -> None:
-        pattern = np.array(
-            [self._child(p, c) for p, c in zip(self.pattern[parent].tolist(), pending.tolist(), strict=True)],
-            dtype=np.int64,
-        )
+        pairs, inverse = np.unique(self.pattern[parent] * 4096 + pending, return_inverse=True)
+        children = np.array([self._child(u // 4096, u % 4096) for u in pairs.tolist()], dtype=np.int64)
+        pattern = children[inverse]
         axes = self.axes[parent].copy()
         grows = pending > 1
-        depth = np.array([len(self.patterns[p]) for p in self.pattern[parent].tolist()], dtype=np.int64)
+        lengths = np.array([len(p) for p in self.patterns], dtype=np.int64)
+        depth = lengths[self.pattern[parent]]
         axes[np.flatnonzero(grows), depth[grows]] = combos[grows]
         self.defence = np.concatenate([self.defence, self.defence[parent]])
         self.pattern = np.concatenate([self.pattern, pattern])
@@ -130,7 +130,9 @@ class Tree:
         return self.pattern_ids[key]
 
 
-def solve_tree(defs: Defences, steps: BatchSteps, job_defence: IntArray, chains: IntArray) -> Summary:
+def solve_tree(
+    defs: Defences, steps: BatchSteps, job_defence: IntArray, chains: IntArray, distributions: bool = True
+) -> Summary:
     """Summary per job (rows in job order) of jobs = (defence index, chain of local step ids, -1 padded)."""
     n_def, size = len(defs.targets), defs.size
     tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, chains.shape[1]), -1), [()], {})
@@ -149,7 +151,7 @@ def solve_tree(defs: Defences, steps: BatchSteps, job_defence: IntArray, chains:
         first = len(tree.defence)
         current[active] = first + inverse
         _grow_level(defs, steps, tree, store, unique // n_steps, unique % n_steps)
-    return _leaves(defs, steps, tree, store, current)
+    return _leaves(defs, steps, tree, store, current, distributions)
 
 
 def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, parent: IntArray, step: IntArray) -> None:
@@ -377,7 +379,9 @@ def _combine(parts: list[tuple[IntArray, Kernel]], n: int) -> Kernel:
     return Kernel(stay, body, leader, first.stride)
 
 
-def _leaves(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: IntArray) -> Summary:
+def _leaves(
+    defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: IntArray, distributions: bool
+) -> Summary:
     """Resolve each leaf's pending devastating wounds, summarise, and map leaves back to jobs."""
     leaves, job_leaf = np.unique(current, return_inverse=True)
     final = np.zeros((len(leaves), defs.size))
@@ -396,7 +400,7 @@ def _leaves(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current
     defence = tree.defence[leaves]
     summary = summarise_states(final, defs.slain[defence], defs.by_group[defence], defs.wounds, defs.models[defence])
     return Summary(
-        summary.slain_dist[job_leaf],
+        summary.slain_dist[job_leaf] if distributions else np.zeros((len(job_leaf), 0)),
         summary.models[job_leaf],
         summary.slain_by_group[job_leaf],
         summary.wounds_lost[job_leaf],
