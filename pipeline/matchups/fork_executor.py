@@ -1,8 +1,8 @@
 """Partitions over a pool of forked processes that lives for the whole map (docs/units.md#partitions).
 
-Every core works all the time (the parent only writes), each process keeps its engines from one key to the
-next (rule caches warm), and at most `workers + 1` results wait in the parent, so memory stays about one
-partition per process.
+Every core works all the time, each process keeps its engines from one key to the next (rule caches warm),
+and the processes write their own partition files (`local_files`), so only counts come back to the parent and
+memory stays about one partition per process.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ class ForkExecutor:
     inherit it), keys and results are pickled. One process or one key: in this process."""
 
     engine_workers = 1
+    local_files = True  # the processes write into the same folders as the parent
 
     def __init__(self, workers: int = 2) -> None:
         self.workers = max(1, workers)

@@ -86,6 +86,8 @@ class Executor(Protocol):
 class InProcessExecutor:
     """One key after the other in this process (the engine's own workers use the cores)."""
 
+    local_files = True
+
     def map(self, function: Callable[[K], V], keys: Sequence[K]) -> Iterator[tuple[K, V]]:
         for key in keys:
             yield key, function(key)
@@ -192,16 +194,26 @@ class WrittenPartition:
     bytes: int
 
 
+def write_partition(inputs: MatchupInputs, key: PartitionKey, release: Path) -> WrittenPartition:
+    """Compute one partition and write its file."""
+    return write_table(compute_matchup_partition(inputs, key), key, release)
+
+
+def write_table(table: pa.Table, key: PartitionKey, release: Path) -> WrittenPartition:
+    path = release / key.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, compression="zstd", store_schema=False)
+    return WrittenPartition(key, table.num_rows, path.stat().st_size)
+
+
 def write_partitions(
     inputs: MatchupInputs, keys: Sequence[PartitionKey], release: Path, executor: Executor | None = None
 ) -> list[WrittenPartition]:
-    """Compute and write each partition as it arrives; nothing but one partition is held at a time."""
+    """Each partition computed and written; nothing but one partition per worker is held at a time. Tasks
+    write their own file when the executor's workers share this file system (`local_files`): only counts
+    travel back, so no result is held twice (in the worker and, pickled, here); otherwise the driver writes."""
     executor = executor or InProcessExecutor()
-    written = []
-    for key, table in executor.map(lambda k: compute_matchup_partition(inputs, k), keys):
-        path = release / key.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, path, compression="zstd", store_schema=False)
-        written.append(WrittenPartition(key, table.num_rows, path.stat().st_size))
-        del table
-    return written
+    if getattr(executor, "local_files", False):
+        return [w for _, w in executor.map(lambda k: write_partition(inputs, k, release), keys)]
+    pairs = executor.map(lambda k: compute_matchup_partition(inputs, k), keys)
+    return [write_table(table, key, release) for key, table in pairs]

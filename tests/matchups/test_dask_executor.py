@@ -83,16 +83,21 @@ def test_dask_partitions_are_byte_identical(inputs: MatchupInputs, dask: DaskExe
     assert _digests(tmp_path / "dask") == _digests(tmp_path / "local")
 
 
-def _slow_square(n: int) -> int:
-    time.sleep(0.05 * n)
+def _square_after(gate: Path, n: int) -> int:
+    """n * n; key 20 only once `gate` exists (the test creates it after the first result arrived)."""
+    deadline = time.monotonic() + 60
+    while n == 20 and not gate.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     return n * n
 
 
-def test_results_arrive_with_their_keys_in_finishing_order(dask: DaskExecutor) -> None:
-    keys = [20, 1, 2, 3]  # 1 s on one worker while the other runs the short ones
-    results = list(dask.map(_slow_square, keys))
-    assert sorted(results) == [(1, 1), (2, 4), (3, 9), (20, 400)]
-    assert results[0][0] != 20
+def test_results_arrive_with_their_keys_in_finishing_order(dask: DaskExecutor, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    results = dask.map(lambda n: _square_after(gate, n), [20, 1, 2, 3])  # 20 waits until a short one arrived
+    first = next(results)
+    gate.touch()
+    assert first[0] != 20
+    assert sorted([first, *results]) == [(1, 1), (2, 4), (3, 9), (20, 400)]
 
 
 def test_a_failing_partition_raises_in_the_caller(dask: DaskExecutor) -> None:
