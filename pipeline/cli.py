@@ -153,14 +153,24 @@ def run(
             "--dask-scheduler", help="With --executor dask: a running scheduler's address (no local cluster)."
         ),
     ] = None,
+    unit_matchups: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--unit-matchups",
+            help="Scenario of the unit x unit table (unit_matchups); repeat for several. 'none': no unit x unit "
+            "table (unit_vs_reference is always built). [default: default]",
+        ),
+    ] = None,
 ) -> None:
     """Build the dataset from inputs (default raw/) and publish a release (default curated/)."""
     from pipeline.run import run_pipeline
 
+    scenarios = _matchup_scenarios(unit_matchups)
     with _matchup_executor(executor, dask_workers, dask_scheduler) as chosen:
         result = run_pipeline(
-            inputs or [], out_dir or config.CURATED_DIR, stage=progress, max_row_drop=max_row_drop, executor=chosen
-        )
+            inputs or [], out_dir or config.CURATED_DIR, stage=progress, max_row_drop=max_row_drop, executor=chosen,
+            matchup_scenarios=scenarios,
+        )  # fmt: skip
     if result.reused:
         out.print(f"unchanged: {result.version} reused -> {escape(str(result.release))}", highlight=False)
         return
@@ -168,6 +178,21 @@ def run(
         console.print(f"inputs: {len(result.inputs_parsed)} parsed, {len(result.inputs_from_cache)} from the cache")
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
+
+
+def _matchup_scenarios(names: list[str] | None) -> tuple[str, ...]:
+    """The scenarios of `--unit-matchups` (checked before any work); 'none' alone: no table."""
+    from pipeline.damage.scenarios import SCENARIO_DEFINITIONS
+
+    if not names:
+        return config.MATCHUP_SCENARIOS
+    if names == ["none"]:
+        return ()
+    unknown = [n for n in names if n not in SCENARIO_DEFINITIONS]
+    if unknown:
+        known = ", ".join(["none", *SCENARIO_DEFINITIONS])
+        raise typer.BadParameter(f"unknown scenario {unknown[0]!r} (one of: {known})", param_hint="--unit-matchups")
+    return tuple(dict.fromkeys(names))
 
 
 @contextmanager

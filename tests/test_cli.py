@@ -75,3 +75,22 @@ def test_parse_prints_counts_per_table_as_json() -> None:
     assert result.exit_code == 0, result.output
     counts = json.loads(result.stdout)
     assert (counts["datasheets"], counts["weapons"], counts["points"], counts["sources"]) == (3, 12, 3, 3)
+
+
+@pytest.mark.parametrize(("option", "folders"), [(["none"], []), (["cover"], ["scenario=cover"])])
+def test_unit_matchups_option_chooses_the_scenarios_of_the_unit_table(
+    option: list[str], folders: list[str], tmp_path: Path
+) -> None:
+    args = [a for name in option for a in ("--unit-matchups", name)]
+    result = invoke("run", "--input", config.RAW_PAGES_DIR, "--out", tmp_path / "out", *args)
+    assert result.exit_code == 0, result.output
+    table = tmp_path / "out" / config.LATEST_NAME / "unit_matchups"
+    assert (sorted(p.name for p in table.iterdir()) if table.exists() else []) == folders
+    assert (tmp_path / "out" / config.LATEST_NAME / "unit_vs_reference.parquet").exists()
+
+
+def test_an_unknown_unit_matchups_scenario_is_refused_before_any_work(tmp_path: Path) -> None:
+    result = invoke("run", "--input", config.RAW_PAGES_DIR, "--out", tmp_path / "out", "--unit-matchups", "bogus")
+    assert result.exit_code == 2
+    assert "unknown scenario 'bogus'" in result.output
+    assert not (tmp_path / "out").exists()
