@@ -227,6 +227,7 @@ class DamageComputation:
             )
             return write_row_groups(groups, out_dir, scenario.name, empty=self.row_group(scenario.name, 0, 0))
 
+        self._arrow_ids()  # built once, before the threads share it
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             return list(pool.map(write, self.scenarios))
 

@@ -52,6 +52,12 @@ def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.Dat
     return {"against": previous.version, "tables": tables}
 
 
+def _write_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
+    """The tables' Parquet and NDJSON files (mostly Polars' own writers, which release the GIL)."""
+    write_parquet_tables(frames, release)
+    write_feed(frames, release)
+
+
 def write_release(
     release: Path,
     version: str,
@@ -63,12 +69,12 @@ def write_release(
 ) -> Published:
     """Parquet, NDJSON feed, faction documents, explorer site, feed index, JSON Schemas, manifest (with the
     reports as given, the release's place in its output folder and what changed since the previous release)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:  # DuckDB sorts and hashes while Python writes the files
+    with ThreadPoolExecutor(max_workers=2) as pool:  # DuckDB's hashes and Polars' writers run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME)
-        write_parquet_tables(frames, release)
-        write_feed(frames, release)
+        tables = pool.submit(_write_tables, frames, release)
         write_faction_documents(frames, release)
         site = write_site(frames, release, version)
+        tables.result()
         counts = {name: frame.height for name, frame in frames.items()}
         counts["damage_matrix"] = damage.cells
         index = write_feed_index(release, version, counts)
