@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import config
 from pipeline.errors import PublishError
@@ -65,13 +66,12 @@ def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
 
 
 def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """The rows as text, sorted, each with a newline (added by DuckDB after the sort) and hashed straight
+    """The rows as text, sorted, each with a newline (added by Arrow, batch by batch) and hashed straight
     from Arrow's string buffers; the last newline is held back, so the hash is that of the rows joined by
     newlines, with no Python string per row."""
     digest, held = hashlib.sha256(), memoryview(b"")
-    sql = f"SELECT r || chr(10) AS line FROM (SELECT CAST(t AS VARCHAR) AS r FROM {table} t) ORDER BY r"
-    for batch in con.sql(sql).to_arrow_reader(65536):
-        data = _utf8_bytes(batch.column(0))
+    for batch in con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t ORDER BY r").to_arrow_reader(65536):
+        data = _utf8_bytes(pc.binary_join_element_wise(batch.column(0), "\n", ""))  # each row and its newline
         if data:
             digest.update(held)
             digest.update(data[:-1])
