@@ -41,8 +41,12 @@ def _dense_columns(results: pl.DataFrame, n_weapons: int, n_targets: int) -> dic
     return {name: results[name].to_numpy().reshape(n_weapons, n_targets) for name in OUTPUTS}
 
 
-#: Scenarios written at once (one Parquet writer thread each); each holds one chunk of rows at a time.
+#: CPUs used for Parquet writing at most (`writer_threads`).
 MAX_WRITERS = 2
+
+#: Up to this many scenarios are written all at once, one thread each (the threads share the CPUs, so no
+#: core idles at the end: 5 scenarios on 2 writers took 3 rounds); more scenarios get `writer_threads()`.
+MAX_SCENARIO_WRITERS = 8
 
 
 def writer_threads() -> int:
@@ -52,9 +56,6 @@ def writer_threads() -> int:
 
 #: Rows per Parquet row group (Polars' default): min/max statistics per group let DuckDB skip groups.
 ROW_GROUP_ROWS = 512 * 512
-
-#: Cells expanded at once per writer (4 row groups, ≈ 100 MB of columns): the damage matrix's memory bound.
-CHUNK_ROWS = 4 * ROW_GROUP_ROWS
 
 #: Effective weapon profiles per engine query: queries run in parallel (`pl.collect_all`).
 CHUNK = 512
@@ -109,6 +110,7 @@ class DamageComputation:
             pl.Enum(sorted(s.name for s in self.scenarios)),
         )
         self._all_ids: pl.DataFrame | None = None
+        self._arrow: tuple[Any, Any, FloatArray] | None = None
 
     def _ids(self, targets: IntArray | None = None) -> pl.DataFrame:
         """(weapon_id, profile_id) of every cell, weapon-major: the cross join's row order.
@@ -168,43 +170,64 @@ class DamageComputation:
         for scenario in self.scenarios:
             yield self.matrix(scenario.name)
 
-    def chunk(self, scenario: str, start: int, stop: int) -> pl.DataFrame:
-        """Cells `start:stop` of one scenario's matrix (row order as `matrix`), built from the weapons
-        they cover only: memory is proportional to the chunk, not to the matrix."""
+    def row_group(self, scenario: str, start: int, stop: int) -> Any:
+        """Cells `start:stop` of one scenario (row order as `matrix`) as the Arrow table Parquet gets, built
+        with NumPy from the weapons they cover only. The ids are dictionary arrays whose dictionaries are
+        the weapons of these rows and every target: no string is hashed, compared or copied per cell, and
+        each row group's dictionary page holds its own weapons, not all of them."""
+        import pyarrow as pa
+
         width = self.targets.height
         first, last = (start // width, -(-stop // width)) if width else (0, 0)
-        offset, rows = start - first * width, self.effective_keys[scenario][first:last]
-        cut = slice(offset, offset + stop - start)
-        columns = {name: np.take(self.blocks[name], rows, axis=0).ravel()[cut] for name in OUTPUTS}
+        cut = slice(start - first * width, stop - first * width)
+        rows = self.effective_keys[scenario][first:last]
+        weapon_ids, target_ids, per_100 = self._arrow_ids()
+        weapon_codes = np.repeat(np.arange(last - first, dtype=np.int32), width)[cut]
+        target_codes = np.tile(np.arange(width, dtype=np.int32), last - first)[cut]
+        columns: dict[str, Any] = {
+            "weapon_id": pa.DictionaryArray.from_arrays(weapon_codes, weapon_ids.slice(first, last - first)),
+            "profile_id": pa.DictionaryArray.from_arrays(target_codes, target_ids),
+        }
+        for name in OUTPUTS:
+            columns[name] = pa.array(np.take(self.blocks[name], rows, axis=0).ravel()[cut])
+        capped = np.take(self.blocks["damage_capped"], rows, axis=0) * per_100[first:last, None]
+        columns["damage_per_100_points"] = pa.array(capped.ravel()[cut], from_pandas=True)  # NaN -> null
         for name in UNIT_OUTPUTS:
-            columns[name] = self.unit.gather(name, rows, None, None).ravel()[cut]
-        per_100 = 100.0 / self.weapons["cost_per_copy"].slice(first, last - first).cast(pl.Float64).fill_null(np.nan)
-        per_cell = np.repeat(per_100.to_numpy(), width)[cut]
-        weapons = self.weapons.slice(first, last - first).select(pl.col("weapon_id").cast(self.id_types[0]))
-        targets = self.targets.select(pl.col("profile_id").cast(self.id_types[1]))
-        ids = weapons.join(targets, how="cross").slice(offset, stop - start)
-        return ids.with_columns(
-            pl.lit(scenario, dtype=self.id_types[2]).alias("scenario"),
-            *[pl.Series(name, columns[name]) for name in OUTPUTS],
-            pl.Series("damage_per_100_points", columns["damage_capped"] * per_cell, nan_to_null=True),
-            *[pl.Series(name, columns[name]) for name in UNIT_OUTPUTS],
-        )
+            columns[name] = pa.array(self.unit.gather(name, rows, None, None).ravel()[cut])
+        return pa.table(columns)
 
-    def write_parquet(self, out_dir: Path, workers: int | None = None, chunk_rows: int = CHUNK_ROWS) -> list[Path]:
-        """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`, streamed.
+    def _arrow_ids(self) -> tuple[Any, Any, FloatArray]:
+        """Weapon and target ids (publication order) as Arrow strings, and 100 / cost per copy (NaN: none)."""
+        import pyarrow as pa
 
-        Each scenario is written `chunk_rows` cells at a time (a multiple of the row group size, so
-        the row groups are those of one whole-table write); `workers` scenarios (default
-        `writer_threads()`) are written at once, as Parquet encoding is mostly single-threaded.
-        Memory is `workers` chunks, whatever the size of the matrix.
+        if self._arrow is None:
+            per_100 = 100.0 / self.weapons["cost_per_copy"].cast(pl.Float64).fill_null(np.nan)
+            self._arrow = (
+                pa.array(self.weapons["weapon_id"].to_list(), pa.string()),
+                pa.array(self.targets["profile_id"].to_list(), pa.string()),
+                per_100.to_numpy(),
+            )
+        return self._arrow
+
+    def write_parquet(self, out_dir: Path, workers: int | None = None) -> list[Path]:
+        """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`, streamed one row group
+        at a time (`row_group`), so the bytes depend on neither `workers` nor the order threads run in.
+
+        `workers` scenarios are written at once (default: every scenario, up to MAX_SCENARIO_WRITERS, else
+        `writer_threads()`). Memory is a row group (≈ 30 MB of columns) per writer.
         """
-        workers = writer_threads() if workers is None else workers
+        count = len(self.scenarios)
+        workers = (count if count <= MAX_SCENARIO_WRITERS else writer_threads()) if workers is None else workers
         total = self.report.cells_per_scenario
 
         def write(scenario: Scenario) -> Path:
-            chunks = (self.chunk(scenario.name, s, min(s + chunk_rows, total)) for s in range(0, total, chunk_rows))
-            return write_partition_chunks(chunks, out_dir, scenario.name, empty=self.chunk(scenario.name, 0, 0))
+            groups = (
+                self.row_group(scenario.name, s, min(s + ROW_GROUP_ROWS, total))
+                for s in range(0, total, ROW_GROUP_ROWS)
+            )
+            return write_row_groups(groups, out_dir, scenario.name, empty=self.row_group(scenario.name, 0, 0))
 
+        self._arrow_ids()  # built once, before the threads share it
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             return list(pool.map(write, self.scenarios))
 
@@ -215,52 +238,49 @@ def partition_path(out_dir: Path, scenario: str) -> Path:
 
 
 def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
-    """One scenario's rows without the `scenario` column (the hive path carries it); zstd.
+    """One scenario's rows in memory without the `scenario` column (the hive path carries it), written as
+    `write_row_groups` writes (same settings and values; the id dictionaries are the frame's own).
 
     The id columns are Enums in memory; they are written dictionary-encoded as plain UTF-8
     strings with no Arrow schema in the file, so Polars, pyarrow and DuckDB all read strings
-    (a stored Enum type would make Polars read an Enum that joins to no string column). Only
-    the ids are dictionary-encoded: on the whole corpus one scenario writes in ≈ 11 s (Polars'
-    own writer 12 s, a dictionary for every column 20 s).
+    (a stored Enum type would make Polars read an Enum that joins to no string column).
     """
     import pyarrow.parquet as pq
 
     path = partition_path(out_dir, scenario)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = frame.drop("scenario").to_arrow()
-    ids = [c for c in ("weapon_id", "profile_id") if c in table.column_names]
-    pq.write_table(
-        table, path, compression="zstd", row_group_size=ROW_GROUP_ROWS, store_schema=False, use_dictionary=ids
-    )
+    with _parquet_writer(path, table.schema, pq) as writer:
+        writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
     return path
 
 
-def write_partition_chunks(chunks: Iterable[pl.DataFrame], out_dir: Path, scenario: str, empty: pl.DataFrame) -> Path:
-    """`write_partition` fed chunk by chunk (one ParquetWriter): the same file, never the whole matrix.
-    `empty` gives the schema when there are no chunks."""
+def write_row_groups(groups: Iterable[Any], out_dir: Path, scenario: str, empty: Any) -> Path:
+    """One scenario's Arrow tables (`DamageComputation.row_group`), one row group each, into one file.
+    `empty` gives the schema when there are none."""
     import pyarrow.parquet as pq
 
     path = partition_path(out_dir, scenario)
     path.parent.mkdir(parents=True, exist_ok=True)
-    writer: pq.ParquetWriter | None = None
-    try:
-        for chunk in chunks:
-            table = chunk.drop("scenario").to_arrow()
-            if writer is None:
-                writer = _parquet_writer(path, table.schema, pq)
-            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
-        if writer is None:
-            writer = _parquet_writer(path, empty.drop("scenario").to_arrow().schema, pq)
-            writer.write_table(empty.drop("scenario").to_arrow())
-    finally:
-        if writer is not None:
-            writer.close()
+    with _parquet_writer(path, empty.schema, pq) as writer:
+        wrote = False
+        for table in groups:
+            writer.write_table(table, row_group_size=max(1, table.num_rows))
+            wrote = True
+        if not wrote:
+            writer.write_table(empty)
     return path
 
 
 def _parquet_writer(path: Path, schema: Any, pq: Any) -> Any:
+    """zstd, dictionaries for the ids only, min/max statistics for every column but `profile_id`: each row
+    group spans every profile, so its statistics skip nothing, and on dictionary-encoded ids they took
+    40 % of the write (docs/damage.md#how-it-is-computed)."""
     ids = [c for c in ("weapon_id", "profile_id") if c in schema.names]
-    return pq.ParquetWriter(path, schema, compression="zstd", store_schema=False, use_dictionary=ids)
+    stats = [c for c in schema.names if c != "profile_id"]
+    return pq.ParquetWriter(
+        path, schema, compression="zstd", store_schema=False, use_dictionary=ids, write_statistics=stats
+    )
 
 
 def effective_key_arrays(

@@ -148,7 +148,7 @@ def write_damage_matrix(
     scenarios: Sequence[str | Scenario] = SCENARIOS,
     loadouts: pl.DataFrame | None = None,
 ) -> DamageReport:
-    """Compute and write every scenario, streamed: at most `expand.MAX_WRITERS` chunks in memory at once."""
+    """Compute and write every scenario, streamed: a row group per writer in memory at once."""
     computation = prepare_damage(weapons, weapon_abilities, targets, points, scenarios, loadouts)
     computation.write_parquet(out_dir)
     return computation.report

@@ -75,9 +75,9 @@ def _damage(frames: Mapping[str, pl.DataFrame]) -> dict[tuple[str, str], dict[st
     if frame is None:
         return found
     golden = frame.filter(pl.col("golden")).select("unit_id", "weapon_id", "scenario", "profile_id", *DAMAGE_OUTPUTS)
-    for row in golden.iter_rows(named=True):
-        cell = found.setdefault((row["unit_id"], row["weapon_id"]), {}).setdefault(row["scenario"], {})
-        cell[row["profile_id"]] = {k: row[k] for k in DAMAGE_OUTPUTS}
+    for unit_id, weapon_id, scenario, profile_id, *outputs in golden.iter_rows():  # tuples: no dict per row
+        cell = found.setdefault((unit_id, weapon_id), {}).setdefault(scenario, {})
+        cell[profile_id] = dict(zip(DAMAGE_OUTPUTS, outputs, strict=True))
     return found
 
 

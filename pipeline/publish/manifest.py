@@ -9,9 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import config
+from pipeline.errors import PublishError
 from pipeline.ids import file_sha256
 
 
@@ -26,13 +30,19 @@ def file_sizes(release: Path) -> dict[str, int]:
     return {str(p.relative_to(release)): p.stat().st_size for p in _published_files(release)}
 
 
-def file_hashes(release: Path) -> dict[str, str]:
-    """sha256 of every file in the release but the manifest and the DuckDB file, by relative path.
+def file_hashes(release: Path, known: Mapping[str, str] | None = None) -> dict[str, str]:
+    """sha256 of every file in the release but the manifest and the DuckDB file, by relative path; `known`:
+    hashes already taken (the feed index's), not read again.
 
     DuckDB's file layout is not byte-stable from run to run; its contents are
     hashed table by table instead (`duckdb_contents_sha256`).
     """
-    return {str(p.relative_to(release)): file_sha256(str(p)) for p in _published_files(release)}
+    known = known or {}
+    found = {}
+    for path in _published_files(release):
+        name = str(path.relative_to(release))
+        found[name] = known[name] if name in known else file_sha256(str(path))
+    return found
 
 
 def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
@@ -56,14 +66,31 @@ def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
 
 
 def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    digest, first = hashlib.sha256(), True
-    reader = con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t ORDER BY r").to_arrow_reader(65536)
-    for batch in reader:
-        text = "\n".join(str(row) for row in batch.column(0).to_pylist())
-        if batch.num_rows:
-            digest.update((text if first else "\n" + text).encode())
-            first = False
+    """The rows as text, sorted, each with a newline (added by Arrow, batch by batch) and hashed straight
+    from Arrow's string buffers; the last newline is held back, so the hash is that of the rows joined by
+    newlines, with no Python string per row."""
+    digest, held = hashlib.sha256(), memoryview(b"")
+    for batch in con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t ORDER BY r").to_arrow_reader(65536):
+        data = _utf8_bytes(pc.binary_join_element_wise(batch.column(0), "\n", ""))  # each row and its newline
+        if data:
+            digest.update(held)
+            digest.update(data[:-1])
+            held = data[-1:]
     return digest.hexdigest()
+
+
+def _utf8_bytes(column: pa.Array) -> memoryview:
+    """The bytes of a string column's values back to back (its data buffer between the first and last offset)."""
+    if column.null_count:
+        raise PublishError(f"{column.null_count} rows of a table have no text form")
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = column.cast(pa.large_string())
+    if len(column) == 0:
+        return memoryview(b"")
+    width = np.int64 if pa.types.is_large_string(column.type) else np.int32
+    offsets = np.frombuffer(column.buffers()[1], dtype=width)[column.offset : column.offset + len(column) + 1]
+    data = column.buffers()[2]
+    return memoryview(data)[int(offsets[0]) : int(offsets[-1])] if data is not None else memoryview(b"")
 
 
 def build_manifest(
@@ -79,10 +106,13 @@ def build_manifest(
     publication: dict[str, Any] | None = None,
     changes: dict[str, Any] | None = None,
     site: dict[str, int] | None = None,
+    known_hashes: Mapping[str, str] | None = None,
+    table_hashes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The manifest document (deterministic: no clock, sorted keys). `publication`: the release's
     sequence number in its output folder and the release it was compared with (`outdir.Publication`);
-    `changes`: rows added, removed and changed per table since that release; `site`: the explorer's pages and bytes."""
+    `changes`: rows added, removed and changed per table since that release; `site`: the explorer's pages and bytes;
+    `known_hashes`: file hashes already taken; `table_hashes`: `duckdb_content_hashes` already computed."""
     sources = frames["sources"].drop("line").to_dicts() if "sources" in frames else []
     return {
         "version": version,
@@ -93,11 +123,13 @@ def build_manifest(
         "schema_sha256": {t: hashlib.sha256(text.encode()).hexdigest() for t, text in sorted(schema_texts.items())},
         "quality": quality,
         "reports": reports,
-        "files": file_hashes(release),
+        "files": file_hashes(release, known_hashes),
         "file_sizes": file_sizes(release),
         "changes": changes or {"against": None, "tables": {}},
         "site": site or {"pages": 0, "bytes": 0},
-        "duckdb_contents_sha256": duckdb_content_hashes(release / config.DUCKDB_FILENAME),
+        "duckdb_contents_sha256": dict(table_hashes)
+        if table_hashes is not None
+        else duckdb_content_hashes(release / config.DUCKDB_FILENAME),
     }
 
 

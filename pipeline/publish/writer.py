@@ -8,13 +8,14 @@ JSON Schemas, the offline explorer (`site/`) and the manifest.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from pipeline import __version__
+from pipeline import __version__, config
 from pipeline.damage.matrix import DamageComputation
 from pipeline.publish.changes import table_changes
 from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
@@ -22,7 +23,7 @@ from pipeline.publish.faction_schema import faction_document_schema
 from pipeline.publish.factions import write_faction_documents
 from pipeline.publish.feed_index import write_feed_index
 from pipeline.publish.formats import write_feed, write_json_schemas, write_parquet_tables
-from pipeline.publish.manifest import build_manifest, write_manifest
+from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, write_manifest
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.site.build import write_site
@@ -51,6 +52,12 @@ def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.Dat
     return {"against": previous.version, "tables": tables}
 
 
+def _write_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
+    """The tables' Parquet and NDJSON files (mostly Polars' own writers, which release the GIL)."""
+    write_parquet_tables(frames, release)
+    write_feed(frames, release)
+
+
 def write_release(
     release: Path,
     version: str,
@@ -62,26 +69,30 @@ def write_release(
 ) -> Published:
     """Parquet, NDJSON feed, faction documents, explorer site, feed index, JSON Schemas, manifest (with the
     reports as given, the release's place in its output folder and what changed since the previous release)."""
-    write_parquet_tables(frames, release)
-    write_feed(frames, release)
-    write_faction_documents(frames, release)
-    site = write_site(frames, release, version)
-    counts = {name: frame.height for name, frame in frames.items()}
-    counts["damage_matrix"] = damage.cells
-    write_feed_index(release, version, counts)
-    schema_texts = write_json_schemas(release, list(counts), {FACTION_SCHEMA: faction_document_schema()})
-    manifest = build_manifest(
-        version=version,
-        code_version=__version__,
-        frames=frames,
-        row_counts=counts,
-        schema_texts=schema_texts,
-        quality=reports.quality.as_dict(),
-        reports=reports.as_dict(),
-        release=release,
-        publication=publication.as_dict(),
-        changes=change_summary(previous, frames),
-        site=site.as_dict(),
-    )
+    with ThreadPoolExecutor(max_workers=2) as pool:  # DuckDB's hashes and Polars' writers run beside Python's
+        table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME)
+        tables = pool.submit(_write_tables, frames, release)
+        write_faction_documents(frames, release)
+        site = write_site(frames, release, version)
+        tables.result()
+        counts = {name: frame.height for name, frame in frames.items()}
+        counts["damage_matrix"] = damage.cells
+        index = write_feed_index(release, version, counts)
+        schema_texts = write_json_schemas(release, list(counts), {FACTION_SCHEMA: faction_document_schema()})
+        manifest = build_manifest(
+            version=version,
+            code_version=__version__,
+            frames=frames,
+            row_counts=counts,
+            schema_texts=schema_texts,
+            quality=reports.quality.as_dict(),
+            reports=reports.as_dict(),
+            release=release,
+            publication=publication.as_dict(),
+            changes=change_summary(previous, frames),
+            site=site.as_dict(),
+            known_hashes={f"feed/{entry['path']}": entry["sha256"] for entry in index["files"]},
+            table_hashes=table_hashes.result(),
+        )
     write_manifest(manifest, release)
     return Published(counts, manifest)

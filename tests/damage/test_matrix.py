@@ -6,6 +6,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.damage import (
@@ -151,7 +152,7 @@ def test_parquet_is_hive_partitioned_and_matches_the_table(tmp_path: Path, resul
     assert (joined["damage_capped"] == joined["damage_capped_pq"]).all()
 
 
-def test_streamed_write_equals_the_in_memory_matrix_byte_for_byte(tmp_path: Path, result: object) -> None:
+def test_streamed_write_holds_the_in_memory_matrix_and_is_byte_stable(tmp_path: Path, result: object) -> None:
     report = write_damage_matrix(*frames(), tmp_path / "streamed")
     write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
     write_damage_matrix(*frames(), tmp_path / "again")
@@ -162,27 +163,50 @@ def test_streamed_write_equals_the_in_memory_matrix_byte_for_byte(tmp_path: Path
         assert pl.read_parquet(streamed).equals(pl.read_parquet(partition_path(tmp_path / "memory", scenario)))
 
 
-@pytest.mark.parametrize("chunk_rows", [1, 5, 11, 12, 30, 1000])
-def test_a_matrix_written_in_chunks_is_the_whole_matrix(
-    tmp_path: Path, result: object, chunk_rows: int, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("group_rows", "workers"), [(1, 1), (5, 2), (11, 3), (12, 5), (30, 1), (1000, 2)])
+def test_a_matrix_written_in_row_groups_is_the_whole_matrix(
+    tmp_path: Path, result: object, group_rows: int, workers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """77 cells a scenario in chunks that split weapons (5, 12 and 30 are no multiple of 11 targets),
-    one cell, one weapon, all at once. A chunk size that is a multiple of the row group size gives
-    the bytes of one whole-table write."""
-    monkeypatch.setattr(expand, "ROW_GROUP_ROWS", 6)
+    """77 cells a scenario in row groups that split weapons (5, 12 and 30 are no multiple of 11 targets),
+    one cell, one weapon, all at once: the rows of the in-memory matrix, in their order, and the same bytes
+    whatever the number of writers."""
+    monkeypatch.setattr(expand, "ROW_GROUP_ROWS", group_rows)
     write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
-    prepare_damage(*frames()).write_parquet(tmp_path / "chunks", workers=2, chunk_rows=chunk_rows)
+    prepare_damage(*frames()).write_parquet(tmp_path / "groups", workers=workers)
+    prepare_damage(*frames()).write_parquet(tmp_path / "one", workers=1)
     for scenario in SCENARIOS:
-        whole, chunked = partition_path(tmp_path / "memory", scenario), partition_path(tmp_path / "chunks", scenario)
-        assert pl.read_parquet(chunked).equals(pl.read_parquet(whole))
-        assert (chunked.read_bytes() == whole.read_bytes()) == (chunk_rows % 6 == 0 or chunk_rows > 77)
+        whole, grouped = partition_path(tmp_path / "memory", scenario), partition_path(tmp_path / "groups", scenario)
+        assert pl.read_parquet(grouped).equals(pl.read_parquet(whole))
+        assert pq.ParquetFile(grouped).metadata.num_row_groups == -(-77 // group_rows)
+        assert grouped.read_bytes() == partition_path(tmp_path / "one", scenario).read_bytes()
 
 
-def test_a_chunk_is_its_slice_of_the_scenario_matrix() -> None:
-    computation = prepare_damage(*frames())
-    whole = computation.matrix("charged")
+@pytest.mark.parametrize("with_points", [True, False])
+def test_a_row_group_is_its_slice_of_the_scenario_matrix(with_points: bool) -> None:
+    """Built with NumPy and Arrow: the values, nulls (no points: no damage per 100 points) and order of the
+    Polars matrix, ids as strings."""
+    w, a, t, p = frames()
+    computation = prepare_damage(w, a, t, p if with_points else p.clear())
+    whole = (
+        computation.matrix("charged").drop("scenario").with_columns(pl.col("weapon_id", "profile_id").cast(pl.String))
+    )
+    assert whole["damage_per_100_points"].null_count() == (0 if with_points else 77)
     for start, stop in [(0, 0), (0, 77), (10, 23), (76, 77)]:
-        assert computation.chunk("charged", start, stop).equals(whole.slice(start, stop - start))
+        table = pl.from_arrow(computation.row_group("charged", start, stop))
+        assert isinstance(table, pl.DataFrame)
+        assert table.with_columns(pl.col("weapon_id", "profile_id").cast(pl.String)).equals(
+            whole.slice(start, stop - start)
+        )
+
+
+def test_every_column_but_the_profile_ids_carries_statistics(tmp_path: Path) -> None:
+    """min/max per row group of `weapon_id` (rows are sorted by it) and the values; none for the profile ids."""
+    prepare_damage(*frames()).write_parquet(tmp_path)
+    group = pq.ParquetFile(partition_path(tmp_path, "default")).metadata.row_group(0)
+    stats = {group.column(i).path_in_schema: group.column(i).statistics for i in range(group.num_columns)}
+    assert stats["weapon_id"] is not None and stats["weapon_id"].has_min_max
+    assert stats["damage"] is not None and stats["damage"].has_min_max
+    assert stats["profile_id"] is None or not stats["profile_id"].has_min_max
 
 
 def test_empty_inputs_give_an_empty_matrix() -> None:

@@ -236,4 +236,7 @@ def test_unit_vs_reference_draws_the_default_scenario_only() -> None:
     assert "GEQ x10" in svg and "5 models, shooting" in svg and "10 models, shooting" in svg
     assert "1.25" in svg and "2.5" in svg and "9.75" not in svg
     assert vs_reference_maps(table, "unit:x:other", {}) == []
+    only_cover = VsReference(pl.DataFrame([{**rows[2], "unit_id": "unit:x:b"}, *rows]))
+    assert "unit:x:b" in only_cover and "unit:x:other" not in only_cover  # its rows are in another scenario
+    assert vs_reference_maps(only_cover, "unit:x:b", {}) == []
     assert vs_reference_maps(None, "unit:x:a", {}) is None

@@ -13,6 +13,8 @@ from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
+from pipeline.ids import file_sha256
+from pipeline.publish.manifest import duckdb_content_hashes
 from pipeline.publish.outdir import Publication
 from pipeline.publish.writer import write_release
 from pipeline.quality.report import QualitySummary
@@ -57,3 +59,7 @@ def test_publish_writes_the_reports_it_is_given_and_changes_nothing_it_was_given
     assert published.row_counts["weapons"] == 12 == manifest["row_counts"]["weapons"]
     assert reports.as_dict() == given_reports
     assert frames.keys() == given_frames.keys() and all(frames[k].equals(given_frames[k]) for k in frames)
+    # hashes taken in a thread (tables) or reused from the feed index (feed files) are those of the files
+    assert manifest["duckdb_contents_sha256"] == duckdb_content_hashes(tmp_path / config.DUCKDB_FILENAME)
+    assert any(name.startswith("feed/factions/") for name in manifest["files"])
+    assert manifest["files"] == {name: file_sha256(str(tmp_path / name)) for name in manifest["files"]}
