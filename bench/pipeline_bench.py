@@ -1,6 +1,7 @@
 """End to end: `run_pipeline` on a corpus, each stage's wall time and the process's RSS after it.
 
     python bench/pipeline_bench.py [INPUT ...]   # default: raw/pages + the shared Wahapedia and BSData
+    DATASLATE_BENCH_UNIT_MATCHUPS=none python bench/pipeline_bench.py   # without the unit x unit table
 
 Printed as JSON (one object); `bench/run.py` runs it in a child process (`pipeline` part).
 """
@@ -8,6 +9,7 @@ Printed as JSON (one object); `bench/run.py` runs it in a child process (`pipeli
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import tempfile
@@ -36,10 +38,10 @@ def rss_mb() -> float:
 
 
 def cpu_s() -> float:
-    """CPU seconds (user + system) of the process so far, every thread included: on a shared box wall
-    time follows the load, CPU time much less."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    """CPU seconds (user + system) of the process so far, every thread and every finished child process
+    (the matchup pool) included: on a shared box wall time follows the load, CPU time much less."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class StageClock:
@@ -66,13 +68,23 @@ def default_inputs() -> list[Path]:
     return [config.RAW_PAGES_DIR, config.wahapedia_dir(), config.bsdata_dir()]
 
 
+def unit_matchup_scenarios() -> tuple[str, ...]:
+    """Scenarios of the unit x unit table: DATASLATE_BENCH_UNIT_MATCHUPS (comma-separated, or `none`)."""
+    from pipeline import config
+
+    chosen = os.environ.get("DATASLATE_BENCH_UNIT_MATCHUPS", "")
+    if not chosen:
+        return config.MATCHUP_SCENARIOS
+    return () if chosen == "none" else tuple(chosen.split(","))
+
+
 def run_once(inputs: list[Path], out: Path) -> dict[str, Any]:
     """One run into `out`: total seconds, per-stage figures, peak RSS, rows of the damage matrix."""
     from pipeline.run import run_pipeline
 
     clock = StageClock()
     start, cpu = time.perf_counter(), cpu_s()
-    result = run_pipeline(inputs, out, stage=clock)
+    result = run_pipeline(inputs, out, stage=clock, matchup_scenarios=unit_matchup_scenarios())
     total, total_cpu = time.perf_counter() - start, cpu_s() - cpu
     release_mb = sum(p.stat().st_size for p in result.release.rglob("*") if p.is_file()) / 2**20
     return {
@@ -81,6 +93,9 @@ def run_once(inputs: list[Path], out: Path) -> dict[str, Any]:
         "reused": result.reused,
         "stages": clock.stages,
         "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_children_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        "unit_matchup_scenarios": list(unit_matchup_scenarios()),
+        "unit_matchups_rows": result.row_counts.get("unit_matchups", 0),
         "damage_matrix_rows": result.row_counts.get("damage_matrix", 0),
         "release_mb": round(release_mb, 1),
     }
