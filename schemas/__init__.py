@@ -5,8 +5,9 @@ Names are imported on first use (PEP 562): `schemas.dice` alone must not build e
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from schemas.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from schemas.dice import DICE_PATTERN, Dice, DiceField, parse_dice
@@ -80,11 +81,4 @@ __all__ = [
 _MODULES = ("dice", "records", "weapon_abilities")
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        for module in _MODULES:
-            found = getattr(importlib.import_module(f"{__name__}.{module}"), name, None)
-            if found is not None:
-                globals()[name] = found
-                return found
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, __all__, _MODULES)

@@ -9,8 +9,9 @@ and `dataslate matchup` must not pay for Polars and the whole matrix code at sta
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from schemas.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from pipeline.damage.inputs import cost_per_copy, points_frame, targets_frame, weapon_abilities_frame, weapons_frame
@@ -54,11 +55,4 @@ __all__ = [
 _MODULES = ("inputs", "matrix", "reference", "report", "scenarios")
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        for module in _MODULES:
-            found = getattr(importlib.import_module(f"{__name__}.{module}"), name, None)
-            if found is not None:
-                globals()[name] = found
-                return found
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, __all__, _MODULES)
