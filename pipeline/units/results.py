@@ -42,11 +42,7 @@ def summarise_states(
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
     counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
     dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
-    columns = np.ascontiguousarray(final.T)
-    per_state = np.ascontiguousarray(by_state.transpose(1, 2, 0))  # [S, G, B]
-    by_group = np.zeros((by_state.shape[2], batch))
-    for s in range(len(columns)):
-        by_group += columns[s] * per_state[s]
+    by_group = np.einsum("bs,bsg->bg", final, by_state)  # per row, never across rows: batch-independent
     cdf = np.cumsum(dist, axis=1)
     stats = np.stack(
         [
@@ -57,17 +53,14 @@ def summarise_states(
         ],
         axis=1,
     )
-    return Summary(dist, models, by_group.T, weighted_rows(final, wounds), stats)
+    return Summary(dist, models, by_group, weighted_rows(final, wounds), stats)
 
 
 def weighted_rows(rows: FloatArray, weights: FloatArray) -> FloatArray:
-    """rows @ weights, summed column by column: a row's result never depends on its neighbours (a BLAS
-    product's rounding does, by its position in the block), so a job's numbers do not depend on its batch."""
-    columns = np.ascontiguousarray(rows.T)
-    total = np.zeros(rows.shape[0])
-    for k, weight in enumerate(weights.tolist()):
-        if weight:
-            total += columns[k] * weight
+    """rows @ weights, each row summed on its own (einsum's loop, no BLAS): a row's result never depends on its
+    neighbours (a BLAS product's rounding does, by its position in the block), so a job's numbers do not
+    depend on its batch."""
+    total: FloatArray = np.einsum("bs,s->b", rows, weights)
     return total
 
 
