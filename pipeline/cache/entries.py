@@ -60,6 +60,11 @@ def _ignored(path: Path, why: str) -> Any:
     return None
 
 
+def warn_unfit(kind: str, key: str, exc: Exception) -> None:
+    """An entry read back whole but not fitting its records (a model rejects it): ignored, recomputed."""
+    warnings.warn(f"cache entry ignored, recomputing: {kind}/{key}: {exc!s:.200}", CacheWarning, stacklevel=3)
+
+
 def write_entry(folder: Path, kind: str, key: str, payload: Any) -> Path:
     """Store `payload` (JSON-ready) for (kind, key), atomically (a reader sees the old entry or the new)."""
     path = entry_path(folder, kind, key)

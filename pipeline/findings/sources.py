@@ -29,7 +29,7 @@ def conflicts(frames: Mapping[str, pl.DataFrame]) -> Iterator[Found]:
     names = dict(zip(frames["units"]["unit_id"].to_list(), frames["units"]["name"].to_list(), strict=True))
     places = _datasheet_places(frames)
     for row in frames["source_conflicts"].sort("unit_id", "field").iter_rows(named=True):
-        values = json.loads(row["values"]) if isinstance(row["values"], str) else dict(row["values"] or {})
+        values = _json_object(row["values"])
         formats = {k.split(":")[0] for k in values}
         shown = ", ".join(f"{v} in {k}" for k, v in sorted(values.items()))
         yield Found(
@@ -51,7 +51,7 @@ def check_shortfalls(frames: Mapping[str, pl.DataFrame]) -> Iterator[Found]:
     if checks is None:
         return
     for row in checks.filter(pl.col("unexplained") > 0).sort("source_id", "check_name").iter_rows(named=True):
-        reasons = json.loads(row["reasons"]) if isinstance(row["reasons"], str) else dict(row["reasons"] or {})
+        reasons = _json_object(row["reasons"])
         unexplained = {k: int(v) for k, v in sorted(reasons.items()) if k.startswith("unexplained")}
         yield Found(
             category="self_check_shortfall",
@@ -63,3 +63,8 @@ def check_shortfalls(frames: Mapping[str, pl.DataFrame]) -> Iterator[Found]:
             places=(Place(row["source_id"]),),
             values={k: row[k] for k in ("expected", "published", "explained", "unexplained")} | unexplained,
         )
+
+
+def _json_object(value: Any) -> dict[str, Any]:
+    """A JSON-valued column as a dict, whether the frame holds it as text or as a struct."""
+    return dict(json.loads(value)) if isinstance(value, str) else dict(value or {})

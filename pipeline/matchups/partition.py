@@ -158,7 +158,7 @@ def matchup_table(
         pa.array([o.models for o in attackers], type=pa.int64()).take(a),
         pa.array([o.unit_id for o in targets], type=pa.string()).take(t),
         pa.array([o.models for o in targets], type=pa.int64()).take(t),
-        pa.array([phase.value], type=pa.string()).take(pa.array(np.zeros(len(t_index), dtype=np.int64))),
+        pa.repeat(pa.scalar(phase.value, pa.string()), len(t_index)),
         pa.array(result.expected_slain),
         pa.array(np.clip(result.p_any, 0.0, 1.0)),
         pa.array(np.clip(result.p_wipe, 0.0, 1.0)),

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from pipeline.matchups.fork_executor import ForkExecutor
@@ -56,5 +55,4 @@ def _phase_table(
     table = matchup_table(result, armed, references, phase, dist=True)
     faction = pa.array([o.faction_slug for o in armed], type=pa.string()).take(pa.array(result.pairs[:, 0]))
     table = table.append_column("attacker_faction", faction)
-    scenario_column = pa.array([scenario]).take(pa.array(np.zeros(table.num_rows, np.int64)))
-    return table.append_column("scenario", scenario_column)
+    return table.append_column("scenario", pa.repeat(pa.scalar(scenario, pa.string()), table.num_rows))

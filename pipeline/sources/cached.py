@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import functools
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from pipeline.cache.entries import CacheWarning, read_entry, write_entry
+from pipeline.cache.entries import read_entry, warn_unfit, write_entry
 from pipeline.cache.fingerprint import code_fingerprint, key_of, tree_fingerprint
 from pipeline.sources.report import FileReport
 from schemas.records import Record
@@ -80,7 +79,7 @@ def load_parsed(cache: Path, key: str) -> tuple[list[Record], list[FileReport]] 
         records = load_records(payload["records"])
         files = [file_report(f) for f in payload["files"]]
     except (KeyError, TypeError, ValueError, ValidationError) as exc:
-        warnings.warn(f"cache entry ignored, recomputing: {KIND}/{key}: {exc!s:.200}", CacheWarning, stacklevel=2)
+        warn_unfit(KIND, key, exc)
         return None
     return records, files
 

@@ -8,13 +8,12 @@ that need every file's ledger are recomputed from the folder's trees, never stor
 from __future__ import annotations
 
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from pipeline.cache.entries import CacheWarning, read_entry, write_entry
+from pipeline.cache.entries import read_entry, warn_unfit, write_entry
 from pipeline.cache.fingerprint import code_fingerprint, key_of
 from pipeline.sources.bsdata.index import BsdataFolder, Catalogue, Scope
 from pipeline.sources.bsdata.parser import BsdataParser, FileOutcome
@@ -81,14 +80,10 @@ class BsdataFileCache:
             report = file_report(payload["report"])
             ledger = decode_ledger(payload["ledger"], self._positions_of(folder), self._scope(folder, catalogue))
         except (KeyError, IndexError, TypeError, ValueError, ValidationError) as exc:
-            _warn(KIND, key, exc)
+            warn_unfit(KIND, key, exc)
             return None
         self.keys.append(key)
         return FileOutcome(records, report, ledger)
-
-
-def _warn(kind: str, key: str, exc: Exception) -> None:
-    warnings.warn(f"cache entry ignored, recomputing: {kind}/{key}: {exc!s:.200}", CacheWarning, stacklevel=3)
 
 
 def parse_folder(item: Path, cache: Path, key: str) -> tuple[list[Record], list[FileReport], list[str], list[str]]:
@@ -125,6 +120,6 @@ def load_folder_parse(cache: Path, key: str) -> tuple[list[Record], list[FileRep
         records += load_records(payload["checks"])
         reports = [file_report(f) for f in payload["reports"]]
     except (KeyError, TypeError, ValueError, ValidationError) as exc:
-        _warn(FOLDER_KIND, key, exc)
+        warn_unfit(FOLDER_KIND, key, exc)
         return None
     return records, reports
