@@ -232,3 +232,18 @@ def test_sorting_by_id_sorts_the_strings(result: object) -> None:
     matrix = result.matrix  # type: ignore[attr-defined]
     ids = matrix.sort("weapon_id")["weapon_id"].cast(pl.String).to_list()
     assert ids == sorted(ids)
+
+
+def test_targets_sharing_a_statline_share_one_result_column() -> None:
+    """A copy of a target adds a row to every weapon's matrix, not a column to the result blocks."""
+    w, a, t, p = frames()
+    copy = targets_frame(
+        [target("boy-copy", toughness=5, save=5, wounds=1, keywords=["INFANTRY", "ORKS"], unit_size=10)]
+    )
+    once, twice = prepare_damage(w, a, t, p), prepare_damage(w, a, pl.concat([t, copy]), p)
+    assert twice.blocks["damage"].shape == once.blocks["damage"].shape
+    assert twice.targets.height == once.targets.height + 1
+    matrix = twice.matrix("default").drop("profile_id")
+    boy = twice.matrix("default", ["boy"])
+    assert twice.matrix("default", ["boy-copy"]).drop("profile_id").equals(boy.drop("profile_id"))
+    assert matrix.height == once.matrix("default").height + w.height
