@@ -33,6 +33,7 @@ from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.reuse import ReusedRelease, remember_release, removed_on_failure, reusable_release
 from pipeline.publish.writer import write_release
+from pipeline.quality.gx_runner import start_gx_import
 from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
@@ -118,6 +119,7 @@ def _run(
         with stage("unit matchups"):
             matchups = matchups_stage(frames, release, matchup_scenarios, executor)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
+        start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer

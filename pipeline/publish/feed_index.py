@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +18,19 @@ def _schema_of(relative: Path) -> str:
     return f"schemas/{name}.schema.json"
 
 
-def write_feed_index(release: Path, version: str, row_counts: dict[str, int]) -> dict[str, Any]:
-    """The index document (written to `feed/index.json`): files sorted by path, paths relative to `feed/`."""
-    feed = release / "feed"
+def write_feed_index(
+    release: Path, version: str, row_counts: dict[str, int], known: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The index document (written to `feed/index.json`): files sorted by path, paths relative to `feed/`;
+    `known`: sha256 already taken, by path relative to the release."""
+    feed, known = release / "feed", known or {}
     files = []
     for path in sorted(p for p in feed.rglob("*") if p.is_file() and p.name != INDEX):
         relative = path.relative_to(feed)
         entry: dict[str, Any] = {
             "path": relative.as_posix(),
             "bytes": path.stat().st_size,
-            "sha256": file_sha256(str(path)),
+            "sha256": known.get(str(path.relative_to(release))) or file_sha256(str(path)),
             "schema": _schema_of(relative),
         }
         if path.suffix == ".ndjson":

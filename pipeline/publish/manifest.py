@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,12 @@ def _published_files(release: Path) -> list[Path]:
 def file_sizes(release: Path) -> dict[str, int]:
     """Bytes of every file in `files`, by relative path."""
     return {str(p.relative_to(release)): p.stat().st_size for p in _published_files(release)}
+
+
+def hash_files(release: Path, paths: Iterable[Path]) -> dict[str, str]:
+    """sha256 of the given files of the release, by relative path (taken where they were written, so the
+    manifest does not read them again)."""
+    return {str(p.relative_to(release)): file_sha256(str(p)) for p in paths}
 
 
 def file_hashes(release: Path, known: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -23,7 +23,7 @@ from pipeline.publish.faction_schema import faction_document_schema
 from pipeline.publish.factions import write_faction_documents
 from pipeline.publish.feed_index import write_feed_index
 from pipeline.publish.formats import write_feed, write_json_schemas, write_parquet_tables
-from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, write_manifest
+from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, hash_files, write_manifest
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.site.build import write_site
@@ -52,10 +52,13 @@ def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.Dat
     return {"against": previous.version, "tables": tables}
 
 
-def _write_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
-    """The tables' Parquet and NDJSON files (mostly Polars' own writers, which release the GIL)."""
+def _write_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> dict[str, str]:
+    """The tables' Parquet and NDJSON files (mostly Polars' own writers, which release the GIL); returns the
+    sha256 of those and of the damage matrix's Parquet (hashlib releases the GIL too), by relative path."""
     write_parquet_tables(frames, release)
     write_feed(frames, release)
+    written = [*release.glob("*.parquet"), *(release / "feed").glob("*.ndjson"), *release.glob("damage_matrix/**/*")]
+    return hash_files(release, sorted(p for p in written if p.is_file()))
 
 
 def write_release(
@@ -74,10 +77,10 @@ def write_release(
         tables = pool.submit(_write_tables, frames, release)
         write_faction_documents(frames, release)
         site = write_site(frames, release, version)
-        tables.result()
+        known = tables.result()
         counts = {name: frame.height for name, frame in frames.items()}
         counts["damage_matrix"] = damage.cells
-        index = write_feed_index(release, version, counts)
+        index = write_feed_index(release, version, counts, known)
         schema_texts = write_json_schemas(release, list(counts), {FACTION_SCHEMA: faction_document_schema()})
         manifest = build_manifest(
             version=version,
@@ -91,7 +94,7 @@ def write_release(
             publication=publication.as_dict(),
             changes=change_summary(previous, frames),
             site=site.as_dict(),
-            known_hashes={f"feed/{entry['path']}": entry["sha256"] for entry in index["files"]},
+            known_hashes={**known, **{f"feed/{entry['path']}": entry["sha256"] for entry in index["files"]}},
             table_hashes=table_hashes.result(),
         )
     write_manifest(manifest, release)

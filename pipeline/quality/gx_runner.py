@@ -11,7 +11,9 @@ or validation definition is stored, and no result is serialised into a results s
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import warnings
 from typing import Any
 
@@ -22,12 +24,39 @@ from pipeline.quality.suites import SuiteSpec
 RESULT_FORMAT = {"result_format": "SUMMARY", "partial_unexpected_count": 50}
 
 
+_early_import: threading.Thread | None = None
+
+
+def start_gx_import() -> None:
+    """Import GX on a daemon thread now (once per process), while the caller's work runs in native code, so
+    that the quality stage does not wait for it (docs/quality.md#speed). Call it after any fork."""
+    global _early_import
+    if _early_import is None:
+        _early_import = threading.Thread(target=_import_quietly, name="gx-import", daemon=True)
+        _early_import.start()
+
+
+def _import_quietly() -> None:
+    """The early import; a failure is left for `import_gx` to raise where the stage runs."""
+    with contextlib.suppress(Exception):  # raised again by the stage's own import
+        import_gx()
+
+
 def import_gx() -> Any:
-    """Import GX and undo its process-wide side effect on `warnings` logging."""
+    """Import GX (waiting for an early import) and undo its process-wide side effect on `warnings` logging."""
+    if _early_import is not None and _early_import is not threading.current_thread():
+        _early_import.join()
     import great_expectations as gx
 
-    logging.captureWarnings(False)
+    _undo_warnings_capture()
     return gx
+
+
+def _undo_warnings_capture() -> None:
+    """`logging.captureWarnings(False)`, only while GX's capture is the active `showwarning` (a
+    `catch_warnings` block may have put another back in the meantime)."""
+    if getattr(warnings.showwarning, "__module__", None) == "logging":
+        logging.captureWarnings(False)
 
 
 def _context_config() -> Any:

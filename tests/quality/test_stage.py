@@ -138,6 +138,22 @@ def test_importing_the_stage_does_not_import_gx() -> None:
     assert out.stdout.strip() == "False"
 
 
+def test_the_early_import_loads_gx_once_and_leaves_warnings_alone() -> None:
+    code = (
+        "import sys, warnings\n"
+        "from pipeline.quality import gx_runner\n"
+        "gx_runner.start_gx_import(); first = gx_runner._early_import\n"
+        "gx_runner.start_gx_import(); assert gx_runner._early_import is first\n"
+        "gx = gx_runner.import_gx()\n"
+        "loaded = gx is sys.modules['great_expectations']\n"
+        "print(first.name, first.is_alive(), loaded, warnings.showwarning.__module__)\n"
+        "warnings.warn('after gx')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=config.REPO_ROOT)
+    assert out.stdout.strip() == "gx-import False True warnings"
+    assert "UserWarning: after gx" in out.stderr and "py.warnings" not in out.stderr
+
+
 def test_gx_runs_quietly_and_leaves_warnings_alone(capfd: pytest.CaptureFixture[str]) -> None:
     suite = SuiteSpec(
         "t",
