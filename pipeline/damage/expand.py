@@ -9,6 +9,7 @@ cheaper than looking up 11.6 M cells one by one.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +26,7 @@ from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
 from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitGrid
 from pipeline.runtime import available_cpus
+from schemas.records import DamageCell
 
 PARQUET_DIR = "damage_matrix"
 PARQUET_FILE = "part-0.parquet"
@@ -53,6 +55,11 @@ def writer_threads() -> int:
     """Parquet writers: one per CPU available to the process, at most MAX_WRITERS."""
     return min(available_cpus(), MAX_WRITERS)
 
+
+#: Matrix columns that may hold NULL (the `DamageCell` fields typed `... | None`); the others are REQUIRED.
+NULLABLE_COLUMNS = frozenset(
+    name for name, field in DamageCell.model_fields.items() if type(None) in typing.get_args(field.annotation)
+)
 
 #: Rows per Parquet row group (Polars' default): min/max statistics per group let DuckDB skip groups.
 ROW_GROUP_ROWS = 512 * 512
@@ -184,17 +191,20 @@ class DamageComputation:
         weapon_ids, target_ids, per_100 = self._arrow_ids()
         weapon_codes = np.repeat(np.arange(last - first, dtype=np.int32), width)[cut]
         target_codes = np.tile(np.arange(width, dtype=np.int32), last - first)[cut]
-        columns: dict[str, Any] = {
-            "weapon_id": pa.DictionaryArray.from_arrays(weapon_codes, weapon_ids.slice(first, last - first)),
-            "profile_id": pa.DictionaryArray.from_arrays(target_codes, target_ids),
+        columns: dict[str, Any] = {  # codes in range by construction: no bounds check (`safe=False`)
+            "weapon_id": pa.DictionaryArray.from_arrays(
+                weapon_codes, weapon_ids.slice(first, last - first), safe=False
+            ),
+            "profile_id": pa.DictionaryArray.from_arrays(target_codes, target_ids, safe=False),
         }
+        taken = {name: np.take(self.blocks[name], rows, axis=0) for name in OUTPUTS}
         for name in OUTPUTS:
-            columns[name] = pa.array(np.take(self.blocks[name], rows, axis=0).ravel()[cut])
-        capped = np.take(self.blocks["damage_capped"], rows, axis=0) * per_100[first:last, None]
+            columns[name] = pa.array(taken[name].ravel()[cut])
+        capped = taken["damage_capped"] * per_100[first:last, None]
         columns["damage_per_100_points"] = pa.array(capped.ravel()[cut], from_pandas=True)  # NaN -> null
         for name in UNIT_OUTPUTS:
             columns[name] = pa.array(self.unit.gather(name, rows, None, None).ravel()[cut])
-        return pa.table(columns)
+        return pa.Table.from_pydict(columns, schema=required_schema(pa.table(columns).schema))
 
     def _arrow_ids(self) -> tuple[Any, Any, FloatArray]:
         """Weapon and target ids (publication order) as Arrow strings, and 100 / cost per copy (NaN: none)."""
@@ -250,6 +260,7 @@ def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
     path = partition_path(out_dir, scenario)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = frame.drop("scenario").to_arrow()
+    table = table.cast(required_schema(table.schema))
     with _parquet_writer(path, table.schema, pq) as writer:
         writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
     return path
@@ -270,6 +281,15 @@ def write_row_groups(groups: Iterable[Any], out_dir: Path, scenario: str, empty:
         if not wrote:
             writer.write_table(empty)
     return path
+
+
+def required_schema(schema: Any) -> Any:
+    """`schema` with every column the contract (`DamageCell`) never leaves NULL marked non-nullable: Parquet
+    then stores them REQUIRED, with no definition levels to encode, and readers see the same values
+    (docs/damage.md#how-it-is-computed)."""
+    import pyarrow as pa
+
+    return pa.schema([field.with_nullable(field.name in NULLABLE_COLUMNS) for field in schema])
 
 
 def _parquet_writer(path: Path, schema: Any, pq: Any) -> Any:
