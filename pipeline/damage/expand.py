@@ -10,6 +10,7 @@ up 11.6 M cells one by one.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,6 +27,7 @@ from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
 from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitGrid
 from pipeline.runtime import available_cpus
+from schemas.records import DamageCell
 
 PARQUET_DIR = "damage_matrix"
 PARQUET_FILE = "part-0.parquet"
@@ -55,8 +57,17 @@ def writer_threads() -> int:
     return min(available_cpus(), MAX_WRITERS)
 
 
+#: Matrix columns that may hold NULL (the `DamageCell` fields typed `... | None`); the others are REQUIRED.
+NULLABLE_COLUMNS = frozenset(
+    name for name, field in DamageCell.model_fields.items() if type(None) in typing.get_args(field.annotation)
+)
+
 #: Rows per Parquet row group (Polars' default): min/max statistics per group let DuckDB skip groups.
 ROW_GROUP_ROWS = 512 * 512
+
+#: Values the Parquet column writer takes per batch (Arrow's default: 1,024): one batch's statistics update,
+#: level and dictionary-index calls cover 64 times more values; the file's bytes stay the same here.
+WRITE_BATCH_ROWS = 64 * 1024
 
 #: Effective weapon profiles per engine query: queries run in parallel (`pl.collect_all`).
 CHUNK = 512
@@ -188,18 +199,21 @@ class DamageComputation:
         weapon_ids, target_ids, per_100 = self._arrow_ids()
         weapon_codes = np.repeat(np.arange(last - first, dtype=np.int32), width)[cut]
         target_codes = np.tile(np.arange(width, dtype=np.int32), last - first)[cut]
-        columns: dict[str, Any] = {
-            "weapon_id": pa.DictionaryArray.from_arrays(weapon_codes, weapon_ids.slice(first, last - first)),
-            "profile_id": pa.DictionaryArray.from_arrays(target_codes, target_ids),
+        columns: dict[str, Any] = {  # codes in range by construction: no bounds check (`safe=False`)
+            "weapon_id": pa.DictionaryArray.from_arrays(
+                weapon_codes, weapon_ids.slice(first, last - first), safe=False
+            ),
+            "profile_id": pa.DictionaryArray.from_arrays(target_codes, target_ids, safe=False),
         }
         cells = (rows[:, None] * self.blocks["damage"].shape[1] + self.target_keys[None, :]).ravel()[cut]
+        taken = {name: np.take(self.blocks[name], cells) for name in OUTPUTS}
         for name in OUTPUTS:
-            columns[name] = pa.array(np.take(self.blocks[name], cells))
-        capped = np.take(self.blocks["damage_capped"], cells) * np.repeat(per_100[first:last], width)[cut]
+            columns[name] = pa.array(taken[name])
+        capped = taken["damage_capped"] * np.repeat(per_100[first:last], width)[cut]
         columns["damage_per_100_points"] = pa.array(capped, from_pandas=True)  # NaN -> null
         for name in UNIT_OUTPUTS:
             columns[name] = pa.array(self.unit.gather(name, rows, None, None).ravel()[cut])
-        return pa.table(columns)
+        return pa.Table.from_pydict(columns, schema=required_schema(pa.table(columns).schema))
 
     def _arrow_ids(self) -> tuple[Any, Any, FloatArray]:
         """Weapon and target ids (publication order) as Arrow strings, and 100 / cost per copy (NaN: none)."""
@@ -255,6 +269,7 @@ def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
     path = partition_path(out_dir, scenario)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = frame.drop("scenario").to_arrow()
+    table = table.cast(required_schema(table.schema))
     with _parquet_writer(path, table.schema, pq) as writer:
         writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
     return path
@@ -277,6 +292,15 @@ def write_row_groups(groups: Iterable[Any], out_dir: Path, scenario: str, empty:
     return path
 
 
+def required_schema(schema: Any) -> Any:
+    """`schema` with every column the contract (`DamageCell`) never leaves NULL marked non-nullable: Parquet
+    then stores them REQUIRED, with no definition levels to encode, and readers see the same values
+    (docs/damage.md#how-it-is-computed)."""
+    import pyarrow as pa
+
+    return pa.schema([field.with_nullable(field.name in NULLABLE_COLUMNS) for field in schema])
+
+
 def _parquet_writer(path: Path, schema: Any, pq: Any) -> Any:
     """zstd, dictionaries for the ids only, min/max statistics for every column but `profile_id`: each row
     group spans every profile, so its statistics skip nothing, and on dictionary-encoded ids they took
@@ -284,7 +308,13 @@ def _parquet_writer(path: Path, schema: Any, pq: Any) -> Any:
     ids = [c for c in ("weapon_id", "profile_id") if c in schema.names]
     stats = [c for c in schema.names if c != "profile_id"]
     return pq.ParquetWriter(
-        path, schema, compression="zstd", store_schema=False, use_dictionary=ids, write_statistics=stats
+        path,
+        schema,
+        compression="zstd",
+        store_schema=False,
+        use_dictionary=ids,
+        write_statistics=stats,
+        write_batch_size=WRITE_BATCH_ROWS,
     )
 
 

@@ -1,12 +1,13 @@
 """The store stage as `pipeline/run.py` calls it: frames and the computed damage in, a DuckDB file out.
 
-The damage matrix is written first (hive Parquet beside the DuckDB file, one file per
-scenario) so that DuckDB holds it, as a table or a view, before the quality gates run.
+The damage matrix (hive Parquet beside the DuckDB file, one file per scenario) is written while a thread
+loads the tables into DuckDB; then DuckDB gets the matrix, as a table or a view, before the quality gates run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,13 @@ class StoreReport:
 
 
 def store_stage(frames: Mapping[str, pl.DataFrame], damage: DamageComputation, release: Path) -> StoreReport:
-    """`damage_matrix/` Parquet, then `dataslate.duckdb` with every table, the matrix, `unit_matchups` (a view
-    over the partitions already in the release, when there are any) and the views."""
-    damage.write_parquet(release)
+    """`damage_matrix/` Parquet and meanwhile `dataslate.duckdb` with every table; then the matrix,
+    `unit_matchups` (a view over the partitions already in the release, when there are any) and the views."""
     db_path = release / config.DUCKDB_FILENAME
-    load_duckdb(frames, db_path)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # the tables load while the matrix is written
+        loading = pool.submit(load_duckdb, frames, db_path)
+        damage.write_parquet(release)
+        loading.result()
     kind = attach_damage_matrix(db_path, damage.cells)
     attach_unit_matchups(db_path)
     return StoreReport(kind, damage.cells)

@@ -209,6 +209,19 @@ def test_every_column_but_the_profile_ids_carries_statistics(tmp_path: Path) -> 
     assert stats["profile_id"] is None or not stats["profile_id"].has_min_max
 
 
+def test_only_the_nullable_contract_column_is_optional_in_parquet(tmp_path: Path) -> None:
+    """The columns `DamageCell` never leaves NULL are REQUIRED (no definition levels to write); readers still
+    get strings for the ids and a NULL where a weapon has no points."""
+    w, a, t, p = frames()
+    prepare_damage(w, a, t, p.clear()).write_parquet(tmp_path)
+    path = partition_path(tmp_path, "default")
+    schema = pq.ParquetFile(path).schema
+    optional = {schema.column(i).name for i in range(len(schema)) if schema.column(i).max_definition_level}
+    assert optional == {"damage_per_100_points"}
+    read = pl.read_parquet(path)
+    assert read["weapon_id"].dtype == pl.String and read["damage_per_100_points"].null_count() == 77
+
+
 def test_empty_inputs_give_an_empty_matrix() -> None:
     w, a, t, p = frames()
     empty = compute_damage_matrix(w.clear(), a.clear(), t, p)

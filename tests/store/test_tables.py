@@ -10,9 +10,10 @@ import pytest
 
 from pipeline.dataset import Dataset
 from pipeline.normalise.weapon_abilities import parse_ability_list
+from pipeline.quality.suites import load_suites
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.store import build_frames, load_duckdb
-from pipeline.store.ddl import create_table_sql
+from pipeline.store.ddl import FOREIGN_KEYS, GATE_CHECKED_KEYS, MODEL_BY_TABLE, create_table_sql
 from schemas import Datasheet, ModelProfile, Source, Weapon
 from schemas.records import WeaponAbilityRow
 
@@ -129,3 +130,35 @@ def test_null_key_columns_and_provenance_keys_are_kept(tmp_path: Path) -> None:
     assert frames["keywords"]["keyword"].to_list() == ["INFANTRY", "ORKS"]
     assert frames["rule_occurrences"].height == 0  # no rules table: orphans
     assert sorted(frames["quarantine"]["line"].to_list()) == [4, 9]
+
+
+@pytest.mark.parametrize("table", sorted(GATE_CHECKED_KEYS))
+def test_keys_duckdb_does_not_declare_are_critical_quality_gates(table: str) -> None:
+    """No key in the DDL, so each is a critical gate: the key unique, each reference a derived column of the
+    orphans that must be NULL."""
+    model = MODEL_BY_TABLE[table]
+    assert "KEY" not in create_table_sql(model)
+    suite = {s.table: s for s in load_suites()}[table]
+    critical = [e for e in suite.expectations if e.severity == "critical"]
+    assert any(e.type.endswith("_to_be_unique") and e.kwargs["column_list"] == list(model.KEY) for e in critical)
+    nulls = {e.kwargs["column"] for e in critical if e.type == "expect_column_values_to_be_null"}
+    for (child, column), (parent, parent_column) in FOREIGN_KEYS.items():
+        if child == table:
+            orphans = [n for n in nulls if f"{parent} " in suite.derived_columns.get(n, "")]
+            assert [n for n in orphans if f"= t.{column}" in suite.derived_columns[n]], (column, parent_column)
+
+
+def test_the_orphan_weapon_gate_names_the_weapon_duckdb_let_in() -> None:
+    """The derived column finds a `damage_vs_reference` weapon missing from `weapons` (the insert succeeds)."""
+    con = duckdb.connect()
+    for table in ("datasheets", "weapons", "damage_vs_reference"):
+        con.execute(create_table_sql(MODEL_BY_TABLE[table]))
+    con.execute("INSERT INTO datasheets (datasheet_id, source_id, faction, name) VALUES ('d1', 't:1', 'O', 'B')")
+    con.execute(
+        "INSERT INTO weapons (weapon_id, datasheet_id, name, kind, attacks, strength, ap, damage, abilities)"
+        " VALUES ('w1', 'd1', 'Choppa', 'melee', '3', 4, -1, '1', [])"
+    )
+    cell = "'ref:meq', 'default', 1, 1, 1, 0, 1, 1, 1, 0, NULL, 0, 0, 'u1', 'd1', true, NULL, NULL"
+    con.execute(f"INSERT INTO damage_vs_reference VALUES ('w1', {cell}), ('w9', {cell})")
+    derived = {s.table: s for s in load_suites()}["damage_vs_reference"].derived_columns["unknown_weapon_id"]
+    assert con.execute(f"SELECT {derived} AS o FROM damage_vs_reference t ORDER BY o").fetchall() == [("w9",), (None,)]
