@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+
+#: Threads started by `start_background`; `fork_pool` waits for them.
+_background: list[threading.Thread] = []
 
 
 def available_cpus() -> int:
@@ -31,3 +37,19 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def start_background(work: Callable[[], None], name: str) -> threading.Thread:
+    """Run `work` (an import, say) on a daemon thread that every `fork_pool` waits for first: a process forked
+    while another thread holds a lock (the import lock, a logging lock) can hang on it forever."""
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    _background.append(thread)
+    thread.start()
+    return thread
+
+
+def fork_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of `workers` forked processes, once no `start_background` thread is running."""
+    for thread in _background:
+        thread.join()
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))

@@ -1,14 +1,16 @@
-"""CPUs the process may use, and the damage matrix's Parquet writers derived from them."""
+"""CPUs the process may use, the damage matrix's Parquet writers derived from them, and safe forks."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
-from pipeline import config
+from pipeline import config, runtime
 from pipeline.damage.expand import MAX_WRITERS, writer_threads
 from pipeline.runtime import available_cpus
 
@@ -28,3 +30,17 @@ def test_a_process_pinned_to_one_cpu_writes_one_scenario_at_a_time() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=config.REPO_ROOT)
     assert out.stdout.split() == ["1", "1"]
+
+
+def test_a_fork_pool_waits_for_background_work() -> None:
+    """A process forked while another thread holds the import lock can hang: forks wait for such threads."""
+    finished = threading.Event()
+    thread = runtime.start_background(lambda: _sleep_then(finished), "slow-import")
+    with runtime.fork_pool(1) as pool:
+        assert finished.is_set() and not thread.is_alive()
+        assert pool.submit(os.getpid).result() != os.getpid()
+
+
+def _sleep_then(done: threading.Event) -> None:
+    time.sleep(0.3)
+    done.set()

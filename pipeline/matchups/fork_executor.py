@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
-import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, TypeVar
+
+from pipeline.runtime import fork_pool
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -53,7 +54,7 @@ class ForkExecutor:
         global _TASK
         _TASK = function
         gc.freeze()  # the children's collections then leave the parent's objects (and their shared pages) alone
-        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+        pool = fork_pool(self.workers)
         try:
             waiting = list(keys)[::-1]
             running: dict[Future[V], K] = {}

@@ -19,6 +19,7 @@ from typing import Any
 
 from pipeline.quality.report import ExpectationOutcome, distinct_sample, plain_value
 from pipeline.quality.suites import SuiteSpec
+from pipeline.runtime import start_background
 
 #: SUMMARY keeps counts and a partial list of offending values (COMPLETE lists every row).
 RESULT_FORMAT = {"result_format": "SUMMARY", "partial_unexpected_count": 50}
@@ -29,11 +30,10 @@ _early_import: threading.Thread | None = None
 
 def start_gx_import() -> None:
     """Import GX on a daemon thread now (once per process), while the caller's work runs in native code, so
-    that the quality stage does not wait for it (docs/quality.md#speed). Call it after any fork."""
+    that the quality stage does not wait for it (docs/quality.md#speed). Forks wait for it (`runtime.fork_pool`)."""
     global _early_import
     if _early_import is None:
-        _early_import = threading.Thread(target=_import_quietly, name="gx-import", daemon=True)
-        _early_import.start()
+        _early_import = start_background(_import_quietly, "gx-import")
 
 
 def _import_quietly() -> None:

@@ -11,15 +11,14 @@ tests compare with. Docs: `docs/units.md`.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections import defaultdict
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
+from pipeline.runtime import fork_pool
 from pipeline.units.choices import ChoiceResolver, first_best
 from pipeline.units.counts import (
     FloatArray,
@@ -207,8 +206,7 @@ class UnitEngine:
         """Batches spread over `workers` forked processes (each inherits the caches built so far)."""
         global _FORKED
         _FORKED = (self, targets, distributions)
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+        with fork_pool(self.workers) as pool:
             results = pool.map(_solve_forked, work, [chains[b.jobs] for b in work])
             parts = [(b.jobs, summary) for b, summary in zip(work, results, strict=True)]
         _FORKED = None
