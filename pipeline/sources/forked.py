@@ -1,7 +1,7 @@
 """Parse jobs started at once on forked processes while this process goes on with its own work, each result
 taken by its key (so the order the processes finish in changes nothing; docs/sources.md#parallel-parse).
 
-Where there is no `fork`, one CPU or one job, `result` runs the job here. A job that fails in a forked
+Where there is no `fork`, no process asked for or no job, `result` runs the job here. A job that fails in a forked
 process (or a process that dies) is run again here, so its error is the one the in-process path raises.
 """
 
@@ -32,23 +32,23 @@ def can_fork() -> bool:
 
 
 class ForkedJobs(Generic[K, V]):
-    """`function(key)` for every key, on `workers` forked processes started when the block opens (keys are
+    """`function(key)` for every key, on `processes` forked processes started when the block opens (keys are
     submitted in the order given: put the longest first); `result(key)` waits for one."""
 
-    def __init__(self, function: Callable[[K], V], keys: Sequence[K], workers: int) -> None:
+    def __init__(self, function: Callable[[K], V], keys: Sequence[K], processes: int) -> None:
         self.function = function
         self.keys = list(keys)
-        self.workers = workers if can_fork() and len(self.keys) > 1 else 1
+        self.processes = min(processes, len(self.keys)) if can_fork() else 0
         self._pool: ProcessPoolExecutor | None = None
         self._futures: dict[K, Future[V]] = {}
 
     def __enter__(self) -> ForkedJobs[K, V]:
-        if self.workers > 1:
+        if self.processes > 0:
             global _TASK
             _TASK = self.function
             gc.freeze()  # the children's collections then leave the parent's objects (and shared pages) alone
             context = multiprocessing.get_context("fork")
-            self._pool = ProcessPoolExecutor(min(self.workers, len(self.keys)), mp_context=context)
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=context)
             self._futures = {key: self._pool.submit(_call, key) for key in self.keys}
         return self
 

@@ -88,8 +88,8 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None, workers: int |
     """Parse every input into one Dataset (formats detected per path), with a report per file; with a
     cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed,
     and in a changed BSData folder only the changed catalogues are (docs/sources.md#incremental).
-    BSData catalogues are parsed on `workers` forked processes (default: the CPUs available) while this one
-    parses the other items; results are merged in input order, so they do not depend on `workers`
+    BSData catalogues are parsed on `workers` forked processes (default: the CPUs available; 1: all here) while
+    this one parses the other items; results are merged in input order, so they do not depend on `workers`
     (docs/sources.md#parallel-parse).
     Defensive values read from text (halve damage, a better melee invulnerable save) are derived here, once
     for every source (`normalise.derived.with_derived_defences`)."""
@@ -103,7 +103,8 @@ def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int) -> li
     folders = {i: _folder(item, path, cache) for i, (item, path, fmt) in enumerate(items) if fmt == "bsdata"}
     jobs = [(i, file) for i, folder in folders.items() for file in folder.pending]
     jobs.sort(key=lambda job: -folders[job[0]].parser.weight(items[job[0]][0], job[1]))  # longest first
-    with ForkedJobs(lambda job: folders[job[0]].parser.sent_outcome(items[job[0]][0], job[1]), jobs, workers) as run:
+    processes = workers if workers > 1 else 0  # one per CPU although this one works too: its items are the shorter
+    with ForkedJobs(lambda job: folders[job[0]].parser.sent_outcome(items[job[0]][0], job[1]), jobs, processes) as run:
         done = {i: _item(item, path, fmt, cache) for i, (item, path, fmt) in enumerate(items) if i not in folders}
         for job in jobs:
             folders[job[0]].parser.receive(job[1], run.result(job))

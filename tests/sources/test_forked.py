@@ -13,19 +13,21 @@ from pipeline.sources.inputs import InputRefused
 needs_fork = pytest.mark.skipif(not can_fork(), reason="no fork on this platform")
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_results_are_taken_by_key_whatever_the_order(workers: int) -> None:
+@pytest.mark.parametrize("processes", [0, 1, 2])
+def test_results_are_taken_by_key_whatever_the_order(processes: int) -> None:
     offset = 7  # a closure: the processes inherit it, nothing is pickled but keys and results
     keys = [5, 1, 4, 2, 3]
-    with ForkedJobs(lambda key: key * key + offset, keys, workers) as jobs:
+    with ForkedJobs(lambda key: key * key + offset, keys, processes) as jobs:
         assert [jobs.result(key) for key in sorted(keys)] == [8, 11, 16, 23, 32]
 
 
 @needs_fork
-@pytest.mark.parametrize(("workers", "keys", "elsewhere"), [(2, [1, 2, 3], True), (1, [1, 2, 3], False), (2, [1], False)])
-def test_jobs_run_in_forked_processes_only_when_there_are_two(workers: int, keys: list[int], elsewhere: bool) -> None:
+@pytest.mark.parametrize(
+    ("processes", "keys", "elsewhere"), [(2, [1, 2, 3], True), (1, [1, 2, 3], True), (0, [1, 2, 3], False)]
+)
+def test_jobs_run_in_forked_processes_only_when_asked_for(processes: int, keys: list[int], elsewhere: bool) -> None:
     here = os.getpid()
-    with ForkedJobs(lambda key: os.getpid(), keys, workers) as jobs:
+    with ForkedJobs(lambda key: os.getpid(), keys, processes) as jobs:
         pids = {jobs.result(key) for key in keys}
     assert (here not in pids) is elsewhere
 
