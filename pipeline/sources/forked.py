@@ -1,7 +1,7 @@
 """Parse jobs started at once on forked processes while this process goes on with its own work, each result
 taken by its key (so the order the processes finish in changes nothing; docs/sources.md#parallel-parse).
 
-Where there is no `fork`, no process asked for or no job, `result` runs the job here. A job that fails in a forked
+Where there is no `fork` or no process is asked for, `result` runs the job here. A job that fails in a forked
 process (or a process that dies) is run again here, so its error is the one the in-process path raises.
 """
 

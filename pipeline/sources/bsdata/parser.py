@@ -373,7 +373,7 @@ class BsdataParser:
         file is loaded first, with the files its scope needs: processes forked now share the trees."""
         found = []
         for folder, catalogue in self._catalogues(Path(path)):
-            if catalogue.root is None and load_catalogue(catalogue).root is None:
+            if load_catalogue(catalogue).root is None:  # unreadable: nothing to parse
                 continue
             folder.scope(catalogue)
             if self.cache is None or not self.cache.holds(folder, catalogue):
