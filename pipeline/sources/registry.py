@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,13 +89,20 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None, workers: int |
     """Parse every input into one Dataset (formats detected per path), with a report per file; with a
     cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed,
     and in a changed BSData folder only the changed catalogues are (docs/sources.md#incremental).
-    BSData catalogues are parsed on `workers` forked processes (default: the CPUs available; 1: all here) while
+    BSData catalogues are parsed on `workers` forked processes (default: the idle CPUs; 1: all here) while
     this one parses the other items; results are merged in input order, so they do not depend on `workers`
     (docs/sources.md#parallel-parse).
     Defensive values read from text (halve damage, a better melee invulnerable save) are derived here, once
     for every source (`normalise.derived.with_derived_defences`)."""
     with cyclic_gc_paused():  # ≈ 20 % of the parse's CPU otherwise (docs/sources.md#parallel-parse)
-        return _merged(_parsed_items(paths, cache, available_cpus() if workers is None else workers))
+        return _merged(_parsed_items(paths, cache, idle_cpus() if workers is None else workers))
+
+
+def idle_cpus() -> int:
+    """CPUs no other process keeps busy (those available less the load average beyond this process), at least
+    one: on a busy box the forked parse costs CPU and gains no time, so it runs here (docs/sources.md)."""
+    others = max(0.0, os.getloadavg()[0] - 1) if hasattr(os, "getloadavg") else 0.0
+    return max(1, round(available_cpus() - others))
 
 
 def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int) -> list[Outcome]:
@@ -103,7 +111,7 @@ def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int) -> li
     folders = {i: _folder(item, path, cache) for i, (item, path, fmt) in enumerate(items) if fmt == "bsdata"}
     jobs = [(i, file) for i, folder in folders.items() for file in folder.pending]
     jobs.sort(key=lambda job: -folders[job[0]].parser.weight(items[job[0]][0], job[1]))  # longest first
-    processes = workers if workers > 1 else 0  # one per CPU although this one works too: its items are the shorter
+    processes = workers if workers > 1 else 0  # one per worker although this one works too: its items are shorter
     with ForkedJobs(lambda job: folders[job[0]].parser.sent_outcome(items[job[0]][0], job[1]), jobs, processes) as run:
         done = {i: _item(item, path, fmt, cache) for i, (item, path, fmt) in enumerate(items) if i not in folders}
         for job in jobs:

@@ -114,3 +114,10 @@ def test_a_corpus_parsed_on_forked_processes_gives_what_one_process_gives(bsdata
     assert dict(forked.dataset.tables()) == dict(alone.dataset.tables())
     assert forked.report.as_dict() == alone.report.as_dict()
     assert len(alone.dataset.table("datasheets")) > 100
+
+
+def test_the_parse_forks_only_onto_cpus_left_idle() -> None:
+    from pipeline.runtime import available_cpus
+    from pipeline.sources.registry import idle_cpus
+
+    assert 1 <= idle_cpus() <= available_cpus()
