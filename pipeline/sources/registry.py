@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
 from pipeline.normalise.derived import with_derived_defences
+from pipeline.runtime import available_cpus, cyclic_gc_paused
 from pipeline.sources import bsdata, detect_format, page, wahapedia
-from pipeline.sources.bsdata.filecache import load_folder_parse, parse_folder
+from pipeline.sources.bsdata.filecache import folder_parser, load_folder_parse, parse_folder
+from pipeline.sources.bsdata.parser import BsdataParser
 from pipeline.sources.cached import load_parsed, parsed_key, store_parsed
+from pipeline.sources.forked import ForkedJobs
 from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Record, Source, SourceFormat
 
@@ -81,41 +85,100 @@ class ParseResult:
     reused: tuple[str, ...] = ()
 
 
-def read_inputs(paths: Sequence[Path], cache: Path | None = None) -> ParseResult:
+def read_inputs(paths: Sequence[Path], cache: Path | None = None, workers: int | None = None) -> ParseResult:
     """Parse every input into one Dataset (formats detected per path), with a report per file; with a
     cache folder, an item (page file, Wahapedia or BSData folder) unchanged since it was cached is not parsed,
     and in a changed BSData folder only the changed catalogues are (docs/sources.md#incremental).
+    BSData catalogues are parsed on `workers` forked processes (default: the idle CPUs; 1: all here) while
+    this one parses the other items; results are merged in input order, so they do not depend on `workers`
+    (docs/sources.md#parallel-parse).
     Defensive values read from text (halve damage, a better melee invulnerable save) are derived here, once
     for every source (`normalise.derived.with_derived_defences`)."""
+    with cyclic_gc_paused():  # ≈ 20 % of the parse's CPU otherwise (docs/sources.md#parallel-parse)
+        return _merged(_parsed_items(paths, cache, idle_cpus() if workers is None else workers))
+
+
+def idle_cpus() -> int:
+    """CPUs no other process keeps busy (those available less the load average beyond this process), at least
+    one: on a busy box the forked parse costs CPU and gains no time, so it runs here (docs/sources.md)."""
+    others = max(0.0, os.getloadavg()[0] - 1) if hasattr(os, "getloadavg") else 0.0
+    return max(1, round(available_cpus() - others))
+
+
+def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int) -> list[Outcome]:
+    """Each item's outcome, in input order: BSData catalogues on forked processes, the rest here meanwhile."""
+    items = [(item, path, fmt) for path in paths for fmt in (detect_format(path),) for item in expand(path, fmt)]
+    folders = {i: _folder(item, path, cache) for i, (item, path, fmt) in enumerate(items) if fmt == "bsdata"}
+    jobs = [(i, file) for i, folder in folders.items() for file in folder.pending]
+    jobs.sort(key=lambda job: -folders[job[0]].parser.weight(items[job[0]][0], job[1]))  # longest first
+    processes = workers if workers > 1 else 0  # one per worker although this one works too: its items are shorter
+    with ForkedJobs(lambda job: folders[job[0]].parser.sent_outcome(items[job[0]][0], job[1]), jobs, processes) as run:
+        done = {i: _item(item, path, fmt, cache) for i, (item, path, fmt) in enumerate(items) if i not in folders}
+        for job in jobs:
+            folders[job[0]].parser.receive(job[1], run.result(job))
+    for i, folder in folders.items():
+        done[i] = folder.finish(*items[i][:2], cache)
+    return [done[i] for i in range(len(items))]
+
+
+Outcome = tuple["Parsed", list[str], list[str]]
+
+
+def _merged(outcomes: list[Outcome]) -> ParseResult:
     records: list[Record] = []
     report = ParseReport()
     parsed: list[str] = []
     reused: list[str] = []
-    for path in paths:
-        fmt = detect_format(path)
-        for item in expand(path, fmt):
-            hit, item_parsed, item_reused = _item(item, path, fmt, cache)
-            records.extend(hit[0])
-            report.files.extend(hit[1])
-            parsed.extend(item_parsed)
-            reused.extend(item_reused)
+    for (item_records, files), item_parsed, item_reused in outcomes:
+        records.extend(item_records)
+        report.files.extend(files)
+        parsed.extend(item_parsed)
+        reused.extend(item_reused)
     return ParseResult(with_derived_defences(Dataset(records)), report, tuple(parsed), tuple(reused))
 
 
 Parsed = tuple[list[Record], list[FileReport]]
 
 
-def _item(item: Path, path: Path, fmt: SourceFormat, cache: Path | None) -> tuple[Parsed, list[str], list[str]]:
-    """(records, file reports) of one item, with the files parsed and those taken from the cache."""
+@dataclass
+class _BsdataItem:
+    """A BSData item: taken whole from the cache (`hit`), or a parser and the files it still has to parse."""
+
+    key: str = ""
+    hit: Outcome | None = None
+    parser: BsdataParser = field(default_factory=BsdataParser)
+    pending: list[Path] = field(default_factory=list)
+
+    def finish(self, item: Path, path: Path, cache: Path | None) -> Outcome:
+        if self.hit is not None:
+            return self.hit
+        if cache is None:
+            records = [_portable(record, path) for record in self.parser.parse(item)]
+            assert self.parser.report is not None
+            return (records, self.parser.report.files), [str(item)], []
+        records, files, parsed, reused = parse_folder(item, cache, self.key, self.parser)
+        return ([_portable(r, path) for r in records], files), parsed, reused
+
+
+def _folder(item: Path, path: Path, cache: Path | None) -> _BsdataItem:
+    """A BSData item's folder entry from the cache, else its parser with every catalogue loaded."""
+    if cache is None:
+        parser = BsdataParser(ParseReport())
+        return _BsdataItem(parser=parser, pending=parser.pending(item))
+    key = parsed_key(item, path, "bsdata")
+    hit = load_folder_parse(cache, key)
+    if hit is not None:
+        return _BsdataItem(key, (([_portable(r, path) for r in hit[0]], hit[1]), [], [str(item)]))
+    parser = folder_parser(cache)
+    return _BsdataItem(key, parser=parser, pending=parser.pending(item))
+
+
+def _item(item: Path, path: Path, fmt: SourceFormat, cache: Path | None) -> Outcome:
+    """(records, file reports) of one page file or Wahapedia folder, with the items parsed and those taken
+    from the cache."""
     if cache is None:
         return _parse_item(item, path, fmt), [str(item)], []
     key = parsed_key(item, path, fmt)
-    if fmt == "bsdata":
-        hit = load_folder_parse(cache, key)
-        if hit is not None:
-            return ([_portable(r, path) for r in hit[0]], hit[1]), [], [str(item)]
-        records, files, parsed, reused = parse_folder(item, cache, key)
-        return ([_portable(r, path) for r in records], files), parsed, reused
     hit = load_parsed(cache, key)
     if hit is not None:
         return hit, [], [str(item)]

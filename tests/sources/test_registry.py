@@ -82,3 +82,42 @@ def test_reports_carry_what_only_their_format_knows(pages_dir: Path) -> None:
     }  # fmt: skip
     assert {c["check_name"] for c in army.checks} == {"statlines", "weapons", "invulns", "points"}
     assert (army.records["datasheets"], army.records["rule_blocks"], sum(army.quarantine.values())) == (2, 1, 9)
+
+
+#: BSData files of every kind: with missing links (army), unreadable XML and links to it (broken), a file alone.
+MIXES = {
+    "fixtures": [FIXTURES / "bsdata" / "army", FIXTURES / "wahapedia" / "broken", FIXTURES / "bsdata" / "broken"],
+    "one catalogue": [FIXTURES / "bsdata" / "army" / "Test Army.cat"],
+}
+
+
+@pytest.mark.parametrize("mix", sorted(MIXES))
+@pytest.mark.parametrize("cached", [False, True])
+def test_parsing_on_forked_processes_gives_what_one_process_gives(
+    pages_dir: Path, tmp_path: Path, mix: str, cached: bool
+) -> None:
+    paths = [pages_dir, *MIXES[mix]]
+    alone = read_inputs(paths, tmp_path / "one" if cached else None, workers=1)
+    forked = read_inputs(paths, tmp_path / "two" if cached else None, workers=2)
+    assert dict(forked.dataset.tables()) == dict(alone.dataset.tables())
+    assert forked.report.as_dict() == alone.report.as_dict()
+    assert (forked.parsed, forked.reused) == (alone.parsed, alone.reused)
+    assert len(alone.dataset.table("source_checks")) == 4 * (4 if mix == "fixtures" else 1)  # readable files
+
+
+def test_a_corpus_parsed_on_forked_processes_gives_what_one_process_gives(bsdata_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "bsdata"
+    folder.mkdir()
+    for name in ("Warhammer 40,000.gst", "Library - Titans.cat", "Chaos - Titanicus Traitoris.cat", "Orks.cat"):
+        shutil.copyfile(bsdata_dir / name, folder / name)
+    alone, forked = read_inputs([folder], workers=1), read_inputs([folder], workers=2)
+    assert dict(forked.dataset.tables()) == dict(alone.dataset.tables())
+    assert forked.report.as_dict() == alone.report.as_dict()
+    assert len(alone.dataset.table("datasheets")) > 100
+
+
+def test_the_parse_forks_only_onto_cpus_left_idle() -> None:
+    from pipeline.runtime import available_cpus
+    from pipeline.sources.registry import idle_cpus
+
+    assert 1 <= idle_cpus() <= available_cpus()

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pipeline.cache.entries import read_entry, warn_unfit, write_entry
+from pipeline.cache.entries import entry_path, read_entry, warn_unfit, write_entry
 from pipeline.cache.fingerprint import code_fingerprint, key_of
 from pipeline.sources.bsdata.index import BsdataFolder, Catalogue, Scope
 from pipeline.sources.bsdata.parser import BsdataParser, FileOutcome
@@ -69,6 +69,10 @@ class BsdataFileCache:
         write_entry(self.folder, KIND, key, payload)
         self.keys.append(key)
 
+    def holds(self, folder: BsdataFolder, catalogue: Catalogue) -> bool:
+        """An entry is there (it may still not fit: `load` says)."""
+        return entry_path(self.folder, KIND, file_key(folder, catalogue)).is_file()
+
     def load(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome | None:
         """The stored outcome, or None (a miss; a warning if an entry was there but does not fit)."""
         key = file_key(folder, catalogue)
@@ -86,13 +90,21 @@ class BsdataFileCache:
         return FileOutcome(records, report, ledger)
 
 
-def parse_folder(item: Path, cache: Path, key: str) -> tuple[list[Record], list[FileReport], list[str], list[str]]:
+def folder_parser(cache: Path) -> BsdataParser:
+    """A parser that takes each catalogue's outcome from the cache folder when it fits, and stores it else."""
+    return BsdataParser(ParseReport(), BsdataFileCache(cache))
+
+
+def parse_folder(
+    item: Path, cache: Path, key: str, parser: BsdataParser | None = None
+) -> tuple[list[Record], list[FileReport], list[str], list[str]]:
     """A folder (or file) parsed with each catalogue's outcome from the cache when it fits; the folder's entry
     (`key`: its whole tree) then lets an unchanged folder be read back without loading any XML.
+    `parser`: a `folder_parser` of this cache (it may hold outcomes parsed in other processes).
     Returns the records, the file reports, the files parsed and those taken from the cache."""
-    report = ParseReport()
-    files = BsdataFileCache(cache)
-    parser = BsdataParser(report, files)
+    parser = folder_parser(cache) if parser is None else parser
+    files, report = parser.cache, parser.report
+    assert isinstance(files, BsdataFileCache) and report is not None
     records = list(parser.parse(item))
     checks = [r for r in records if isinstance(r, SourceCheck)]
     payload = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pipeline.errors import InputFormatError
 from pipeline.sources.accounting import RowLedger, invalid_reason, quarantine_row, record_table
@@ -27,6 +27,7 @@ from pipeline.sources.bsdata.index import (
 )
 from pipeline.sources.bsdata.loadout import LoadoutReader
 from pipeline.sources.bsdata.points import points_tiers, points_types
+from pipeline.sources.bsdata.positions import FolderPositions, decode_ledger, encode_ledger
 from pipeline.sources.bsdata.text import clean_name, rule_text
 from pipeline.sources.bsdata.units import Finding, UnitBuilder
 from pipeline.sources.bsdata.walk import LinkProblem, UnitContent, UnitWalker
@@ -65,6 +66,12 @@ class FileStats:
 
     def notes(self) -> list[str]:
         return [f"linked catalogue not available: {name}" for name in self.missing_catalogues]
+
+
+def root_entries(root: Element) -> list[Element]:
+    """A file's root entries and links to entries: the units it may publish."""
+    links = [link for link in children(root, "entryLinks", "entryLink") if link.get("type") != "selectionEntryGroup"]
+    return children(root, "selectionEntries", "selectionEntry") + links
 
 
 class _FileRun:
@@ -160,17 +167,10 @@ class _FileRun:
             )
 
     # -- units --------------------------------------------------------------------
-    def _root_entries(self) -> list[Element]:
-        root = self.root
-        links = [
-            link for link in children(root, "entryLinks", "entryLink") if link.get("type") != "selectionEntryGroup"
-        ]
-        return children(root, "selectionEntries", "selectionEntry") + links
-
     def _unit_rows(self, scope: Scope) -> Iterator[Record]:
         walker = UnitWalker(scope)
         first_line: dict[str, int] = {}
-        for element in self._root_entries():
+        for element in root_entries(self.root):
             line = int(element.sourceline or 1)
             link = element if local_name(element) == "entryLink" else None
             resolved = scope.resolve(element.get("targetId")) if link is not None else (element, self.catalogue)
@@ -296,8 +296,20 @@ class FileOutcome:
     ledger: CheckLedger
 
 
+@dataclass
+class SentOutcome:
+    """A `FileOutcome` made in another process: picklable (the ledger by element positions), with its stats."""
+
+    records: list[Record]
+    report: FileReport
+    ledger: dict[str, Any]
+    stats: FileStats
+
+
 class FileCache(Protocol):
-    """Where a folder parse finds and keeps each file's outcome (`sources/bsdata_cache.py`)."""
+    """Where a folder parse finds and keeps each file's outcome (`sources/bsdata/filecache.py`)."""
+
+    def holds(self, folder: BsdataFolder, catalogue: Catalogue) -> bool: ...
 
     def load(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome | None: ...
 
@@ -320,6 +332,8 @@ class BsdataParser:
         self.cache = cache
         self.parsed: list[str] = []
         self.reused: list[str] = []
+        self._sent: dict[Path, SentOutcome] = {}  # by catalogue path: outcomes parsed in other processes
+        self._positions: dict[int, FolderPositions] = {}  # by id of the folder
 
     def folder(self, folder: Path) -> BsdataFolder:
         key = folder.resolve()
@@ -353,15 +367,60 @@ class BsdataParser:
             if self.report is not None:
                 self.report.add(replace(outcome.report, checks=tuple(c.row() for c in checks)))
 
+    # -- files parsed in other processes (sources/forked.py) ------------------------
+    def pending(self, path: Path) -> list[Path]:
+        """The readable files of `path` the cache does not hold, to parse elsewhere (`sent_outcome`). Every
+        file is loaded first, with the files its scope needs: processes forked now share the trees."""
+        found = []
+        for folder, catalogue in self._catalogues(Path(path)):
+            if load_catalogue(catalogue).root is None:  # unreadable: nothing to parse
+                continue
+            folder.scope(catalogue)
+            if self.cache is None or not self.cache.holds(folder, catalogue):
+                found.append(catalogue.path)
+        return found
+
+    def weight(self, path: Path, file: Path) -> int:
+        """How long a file of `path` (loaded by `pending`) takes to parse, roughly: its root entries."""
+        root = self._catalogue(path, file)[1].root
+        return len(root_entries(root)) if root is not None else 0
+
+    def _catalogue(self, path: Path, file: Path) -> tuple[BsdataFolder, Catalogue]:
+        return next(pair for pair in self._catalogues(Path(path)) if pair[1].path == file)
+
+    def sent_outcome(self, path: Path, file: Path) -> SentOutcome:
+        """One file of `path` parsed, for `receive` in the process that called `pending`."""
+        folder, catalogue = self._catalogue(path, file)
+        run = _FileRun(folder, catalogue, CheckLedger())
+        records = list(run.run())
+        return SentOutcome(records, run.report(), encode_ledger(run.ledger, self._positions_of(folder)), run.stats)
+
+    def receive(self, file: Path, sent: SentOutcome) -> None:
+        """Keep a file's outcome parsed elsewhere: `parse` uses it instead of parsing the file."""
+        self._sent[file] = sent
+
+    def _positions_of(self, folder: BsdataFolder) -> FolderPositions:
+        return self._positions.setdefault(id(folder), FolderPositions(folder))
+
+    def _parsed_outcome(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome:
+        """The file parsed here, or as another process parsed it (its ledger put back on this folder's trees)."""
+        sent = self._sent.pop(catalogue.path, None)
+        if sent is not None:
+            self.stats[catalogue.source_id] = sent.stats
+            ledger = decode_ledger(sent.ledger, self._positions_of(folder), folder.scope(catalogue))
+            return FileOutcome(sent.records, sent.report, ledger)
+        run = _FileRun(folder, catalogue, CheckLedger())
+        self.stats[catalogue.source_id] = run.stats
+        return FileOutcome(list(run.run()), run.report(), run.ledger)
+
     def _outcome(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome:
         """The file's outcome from the cache, or parsed (and then stored)."""
-        cached = self.cache.load(folder, catalogue) if self.cache is not None else None
+        fresh = catalogue.path in self._sent
+        cached = self.cache.load(folder, catalogue) if self.cache is not None and not fresh else None
         if cached is not None:
             self.reused.append(str(catalogue.path))
             return cached
-        run = _FileRun(folder, catalogue, CheckLedger())
-        self.stats[catalogue.source_id] = run.stats
-        outcome = FileOutcome(list(run.run()), run.report(), run.ledger)
+        outcome = self._parsed_outcome(folder, catalogue)
         self.parsed.append(str(catalogue.path))
         if self.cache is not None:
             self.cache.store(folder, catalogue, outcome)

@@ -38,7 +38,7 @@ def _value(condition: Element) -> float | None:
 
 
 def _has_modifiers(element: Element) -> bool:
-    return element.find("{*}modifiers") is not None or element.find("{*}modifierGroups") is not None
+    return next(element.iterchildren("{*}modifiers", "{*}modifierGroups"), None) is not None  # not `find`: ≈ 4x slower
 
 
 def _modifier_trees(element: Element) -> Iterator[tuple[Element, list[Element]]]:

@@ -1,0 +1,70 @@
+"""Parse jobs started at once on forked processes while this process goes on with its own work, each result
+taken by its key (so the order the processes finish in changes nothing; docs/sources.md#parallel-parse).
+
+Where there is no `fork` or no process is asked for, `result` runs the job here. A job that fails in a forked
+process (or a process that dies) is run again here, so its error is the one the in-process path raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+_TASK: Callable[[Any], Any] | None = None
+"""The job function of the forked processes (set just before they fork, so it need not be picklable)."""
+
+
+def _call(key: Any) -> Any:
+    assert _TASK is not None
+    return _TASK(key)
+
+
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+class ForkedJobs(Generic[K, V]):
+    """`function(key)` for every key, on `processes` forked processes started when the block opens (keys are
+    submitted in the order given: put the longest first); `result(key)` waits for one."""
+
+    def __init__(self, function: Callable[[K], V], keys: Sequence[K], processes: int) -> None:
+        self.function = function
+        self.keys = list(keys)
+        self.processes = min(processes, len(self.keys)) if can_fork() else 0
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: dict[K, Future[V]] = {}
+
+    def __enter__(self) -> ForkedJobs[K, V]:
+        if self.processes > 0:
+            global _TASK
+            _TASK = self.function
+            gc.freeze()  # the children's collections then leave the parent's objects (and shared pages) alone
+            context = multiprocessing.get_context("fork")
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=context)
+            self._futures = {key: self._pool.submit(_call, key) for key in self.keys}
+        return self
+
+    def result(self, key: K) -> V:
+        future = self._futures.pop(key, None)
+        if future is not None:
+            with contextlib.suppress(Exception):  # else run here again: the error the in-process path raises
+                return future.result()
+        return self.function(key)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._pool is not None:
+            global _TASK
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+            gc.unfreeze()
+            _TASK = None
