@@ -15,6 +15,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
+from pipeline.runtime import fork_pool
+
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -47,8 +49,7 @@ class ForkedJobs(Generic[K, V]):
             global _TASK
             _TASK = self.function
             gc.freeze()  # the children's collections then leave the parent's objects (and shared pages) alone
-            context = multiprocessing.get_context("fork")
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=context)
+            self._pool = fork_pool(self.processes)
             self._futures = {key: self._pool.submit(_call, key) for key in self.keys}
         return self
 
