@@ -61,9 +61,18 @@ def capped_kernel(
     return Kernel(stay, body, leader, stride)
 
 
+def transposed(kernel: Kernel) -> Kernel:
+    """The kernel with the batch axis last (stay [S, B], moves [J-1, S, B]), the layout `apply` reads."""
+    leader = np.ascontiguousarray(kernel.leader.transpose(0, 2, 1)) if kernel.leader is not None else None
+    return Kernel(
+        np.ascontiguousarray(kernel.stay.T), np.ascontiguousarray(kernel.body.transpose(0, 2, 1)), leader, kernel.stride
+    )
+
+
 def apply(kernel: Kernel, x: FloatArray) -> FloatArray:
-    """One wound on states x [B, Q, S] (Q: pending combinations)."""
-    size = x.shape[2]
+    """One wound on states x [S, Q, B] (Q: pending combinations) with a `transposed` kernel. The batch axis is
+    innermost, so every shifted product runs over long contiguous rows (the same arithmetic per element)."""
+    size = x.shape[0]
     out = x * kernel.stay[:, None, :]
     product = np.empty_like(out)  # one buffer for every shifted product (same arithmetic, no temporaries)
     for j in range(1, kernel.body.shape[0] + 1):
@@ -76,11 +85,11 @@ def apply(kernel: Kernel, x: FloatArray) -> FloatArray:
 
 
 def _shifted_add(out: FloatArray, x: FloatArray, moves: FloatArray, shift: int, buffer: FloatArray) -> None:
-    """out[..., shift:] += x[..., :-shift] * moves[:, None, :-shift]."""
-    size = x.shape[2]
-    part = buffer[:, :, : size - shift]
-    np.multiply(x[:, :, : size - shift], moves[:, None, : size - shift], out=part)
-    out[:, :, shift:] += part
+    """out[shift:] += x[:-shift] * moves[:-shift, None, :]."""
+    size = x.shape[0]
+    part = buffer[: size - shift]
+    np.multiply(x[: size - shift], moves[: size - shift, None, :], out=part)
+    out[shift:] += part
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,32 +102,35 @@ class Step:
 
 
 def run_step(step: Step, states: FloatArray) -> FloatArray:
-    """states [B, Q, S] -> [B, C*Q, S]: sum_n P(n, c) K^n v for every devastating count c."""
+    """states [B, Q, S] -> [B, C*Q, S]: sum_n P(n, c) K^n v for every devastating count c (computed with the
+    batch axis last, see `apply`)."""
     batch, pending, size = states.shape
     counts = step.counts
-    acc = np.zeros((batch, counts.shape[2], pending, size))
-    live = step.normal.live[:, None, :]
-    x = states
-    done = np.zeros((batch, pending), dtype=bool)
+    kernel = transposed(step.normal)
+    coefficients = np.ascontiguousarray(counts.transpose(1, 2, 0))  # [N, C, B]
+    acc = np.zeros((size, counts.shape[2], pending, batch))
+    live = (kernel.stay < 1.0)[:, None, :]
+    x = np.ascontiguousarray(states.transpose(2, 1, 0))  # [S, Q, B]
+    done = np.zeros((pending, batch), dtype=bool)
     for n in range(counts.shape[1]):
         if n:
-            x = apply(step.normal, x)
-        acc += counts[:, n, :, None, None] * x[:, None]
+            x = apply(kernel, x)
+        acc += coefficients[n][None, :, None, :] * x[:, None]
         if n % CHECK_EVERY == 0 and n + 1 < counts.shape[1]:
-            newly = (np.sum(x * live, axis=2) < ABSORBED) & ~done
+            newly = (np.sum(x * live, axis=0) < ABSORBED) & ~done
             if newly.any():
-                x = _lump_absorbed(acc, counts[:, n + 1 :].sum(axis=1), x, newly)
+                x = _lump_absorbed(acc, counts[:, n + 1 :].sum(axis=1).T, x, newly)
                 done |= newly
                 if done.all():
                     break
-    return acc.reshape(batch, -1, size)
+    return acc.transpose(3, 1, 2, 0).reshape(batch, -1, size)
 
 
 def _lump_absorbed(acc: FloatArray, tail: FloatArray, x: FloatArray, newly: BoolArray) -> FloatArray:
     """Vectors with no mass left to move take the rest of their wound counts at once and stop (x = 0): each
     vector decides for itself, so its result never depends on the other vectors of its chunk."""
-    absorbed = np.where(newly[:, :, None], x, 0.0)
-    acc += tail[:, :, None, None] * absorbed[:, None]
+    absorbed = np.where(newly[None], x, 0.0)
+    acc += tail[None, :, None, :] * absorbed[:, None]
     result: FloatArray = x - absorbed
     return result
 
@@ -126,13 +138,15 @@ def _lump_absorbed(acc: FloatArray, tail: FloatArray, x: FloatArray, newly: Bool
 def resolve_devastating(kernels: list[Kernel], sizes: list[int], states: FloatArray) -> FloatArray:
     """Pending axes (first step innermost) -> states after each step's mortal wounds, in step order."""
     batch, _, size = states.shape
+    x = np.ascontiguousarray(states.transpose(2, 1, 0))  # [S, pending, B]
     for kernel, count in zip(kernels, sizes, strict=True):
-        pending = states.reshape(batch, -1, count, size)
+        flipped = transposed(kernel)
+        pending = x.reshape(size, -1, count, batch)
         result = pending[:, :, count - 1]
         for c in range(count - 2, -1, -1):
-            result = apply(kernel, result) + pending[:, :, c]
-        states = result
-    return states
+            result = apply(flipped, result) + pending[:, :, c]
+        x = result
+    return np.ascontiguousarray(x.transpose(2, 1, 0))
 
 
 def propagate(steps: list[Step], start: FloatArray) -> FloatArray:
