@@ -69,12 +69,15 @@ def transposed(kernel: Kernel) -> Kernel:
     )
 
 
-def apply(kernel: Kernel, x: FloatArray) -> FloatArray:
-    """One wound on states x [S, Q, B] (Q: pending combinations) with a `transposed` kernel. The batch axis is
-    innermost, so every shifted product runs over long contiguous rows (the same arithmetic per element)."""
+def apply(
+    kernel: Kernel, x: FloatArray, out: FloatArray | None = None, product: FloatArray | None = None
+) -> FloatArray:
+    """One wound on states x [S, Q, B] (Q: pending combinations) with a `transposed` kernel, into `out` (a new
+    array if None; `product` is scratch of x's shape). The batch axis is innermost, so every shifted product
+    runs over long contiguous rows (the same arithmetic per element)."""
     size = x.shape[0]
-    out = x * kernel.stay[:, None, :]
-    product = np.empty_like(out)  # one buffer for every shifted product (same arithmetic, no temporaries)
+    out = np.multiply(x, kernel.stay[:size, None, :], out=out)
+    product = np.empty_like(out) if product is None else product  # one buffer for every shifted product
     for j in range(1, kernel.body.shape[0] + 1):
         shift = j * kernel.stride
         if shift < size:
@@ -111,19 +114,30 @@ def run_step(step: Step, states: FloatArray) -> FloatArray:
     acc = np.zeros((size, counts.shape[2], pending, batch))
     live = (kernel.stay < 1.0)[:, None, :]
     x = np.ascontiguousarray(states.transpose(2, 1, 0))  # [S, Q, B]
+    spare, product = np.zeros_like(x), np.empty_like(x)  # buffers reused by every wound (no temporaries)
+    weighted = product[:, None] if counts.shape[2] == 1 else np.empty_like(acc)
+    reach = _support(x)  # x[reach:] == 0 (mass only moves up, by at most the kernel's largest shift a wound)
     done = np.zeros((pending, batch), dtype=bool)
     for n in range(counts.shape[1]):
         if n:
-            x = apply(kernel, x)
-        acc += coefficients[n][None, :, None, :] * x[:, None]
+            reach = min(size, reach + kernel.body.shape[0] * kernel.stride)
+            apply(kernel, x[:reach], spare[:reach], product[:reach])
+            x, spare = spare, x
+        acc[:reach] += np.multiply(coefficients[n][None, :, None, :], x[:reach, None], out=weighted[:reach])
         if n % CHECK_EVERY == 0 and n + 1 < counts.shape[1]:
-            newly = (np.sum(x * live, axis=0) < ABSORBED) & ~done
+            newly = (np.sum(np.multiply(x[:reach], live[:reach], out=product[:reach]), axis=0) < ABSORBED) & ~done
             if newly.any():
                 x = _lump_absorbed(acc, counts[:, n + 1 :].sum(axis=1).T, x, newly)
                 done |= newly
                 if done.all():
                     break
     return acc.transpose(3, 1, 2, 0).reshape(batch, -1, size)
+
+
+def _support(x: FloatArray) -> int:
+    """1 + the highest state with any mass in x [S, Q, B] (at least 1)."""
+    rows = np.flatnonzero(x.reshape(x.shape[0], -1).any(axis=1))
+    return int(rows[-1]) + 1 if len(rows) else 1
 
 
 def _lump_absorbed(acc: FloatArray, tail: FloatArray, x: FloatArray, newly: BoolArray) -> FloatArray:
