@@ -109,6 +109,12 @@ def run_step(step: Step, states: FloatArray) -> FloatArray:
     batch axis last, see `apply`)."""
     batch, pending, size = states.shape
     counts = step.counts
+    alive = np.flatnonzero(states.any(axis=(0, 2)))
+    if len(alive) < pending:  # pending combinations without mass in the whole chunk (padding) stay zero
+        out = np.zeros((batch, counts.shape[2], pending, size))
+        if len(alive):
+            out[:, :, alive] = run_step(step, states[:, alive]).reshape(batch, counts.shape[2], len(alive), size)
+        return out.reshape(batch, -1, size)
     kernel = transposed(step.normal)
     coefficients = np.ascontiguousarray(counts.transpose(1, 2, 0))  # [N, C, B]
     acc = np.zeros((size, counts.shape[2], pending, batch))
