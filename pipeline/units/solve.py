@@ -39,19 +39,26 @@ class Kernel:
 
 
 def capped_kernel(
-    losses: FloatArray, remaining: IntArray, on_leader: BoolArray, stride: int, two_lines: bool
+    losses: FloatArray,
+    remaining: IntArray,
+    on_leader: BoolArray,
+    stride: int,
+    two_lines: bool,
+    at_cap: FloatArray | None = None,
 ) -> Kernel:
     """Kernel from per-state loss pmfs [B, S, J] and the receiving model's remaining wounds [B, S].
 
-    Loss beyond the remaining wounds is lost: the mass of j >= r lands on r.
+    Loss beyond the remaining wounds is lost: the mass of j >= r lands on r (`at_cap` [B, S]: P(loss >= r),
+    computed here unless the caller has it from a smaller table).
     """
     width = int(min(losses.shape[2], max(1, int(remaining.max(initial=0)) + 1)))
-    tails = np.cumsum(losses[:, :, ::-1], axis=2)[:, :, ::-1]  # tails[..., j] = P(loss >= j)
+    if at_cap is None:
+        tails = np.cumsum(losses[:, :, ::-1], axis=2)[:, :, ::-1]  # tails[..., j] = P(loss >= j)
+        at_cap = np.take_along_axis(tails, np.minimum(remaining, losses.shape[2] - 1)[:, :, None], axis=2)[:, :, 0]
     j = np.arange(width)
     r = remaining[:, :, None]
     capped = np.where(j < r, losses[:, :, :width], 0.0)
-    at_cap = np.take_along_axis(tails, np.minimum(remaining, losses.shape[2] - 1)[:, :, None], axis=2)
-    capped += np.where(j == r, at_cap, 0.0)
+    capped += np.where(j == r, at_cap[:, :, None], 0.0)
     stay = capped[:, :, 0].copy()
     moves = np.moveaxis(capped[:, :, 1:], 2, 0)
     if not two_lines:

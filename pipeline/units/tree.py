@@ -21,7 +21,7 @@ from pipeline.units.layout import IntArray
 from pipeline.units.model import Weapon
 from pipeline.units.results import Summary, summarise_states
 from pipeline.units.solve import Kernel, Step, resolve_devastating, run_step
-from pipeline.units.tables import Defences, kernels, take
+from pipeline.units.tables import Defences, kernels, loss_tails, take
 
 CHUNK_CELLS = 1 << 16
 """Nodes x pending combinations x states per chunk: small enough to stay in cache."""
@@ -74,11 +74,18 @@ class BatchSteps:
     shapes: PmfShapes
     bands: dict[int, IntArray] = field(default_factory=dict)
     caches: dict[int, KernelCache] = field(default_factory=dict)
+    tail_tables: dict[int, FloatArray] = field(default_factory=dict)
 
     def kernel_cache(self, table: FloatArray, combos: int) -> KernelCache:
         if id(table) not in self.caches:
             self.caches[id(table)] = KernelCache(np.full(combos, -1, dtype=np.int64), np.zeros(combos, dtype=np.int64))
         return self.caches[id(table)]
+
+    def tails(self, table: FloatArray) -> FloatArray:
+        """`loss_tails` of a loss table, once per batch."""
+        if id(table) not in self.tail_tables:
+            self.tail_tables[id(table)] = loss_tails(table)
+        return self.tail_tables[id(table)]
 
     def band(self, table: FloatArray) -> IntArray:
         """Per weapon: 1 + the largest loss it can cause (the kernel's band before the cap)."""
@@ -351,12 +358,13 @@ def _kernels(defs: Defences, steps: BatchSteps, table: FloatArray, step: IntArra
 
 def _build_kernels(defs: Defences, steps: BatchSteps, table: FloatArray, combos: IntArray) -> Kernel:
     weapon, rest = combos // (2 * len(defs.targets)), combos % (2 * len(defs.targets))
+    tails = steps.tails(table)
     table = table[:, :, : int(steps.band(table)[weapon].max(initial=1))]
     parts: list[tuple[IntArray, Kernel]] = []
     for alloc, flag in ((defs.normal, 0), (defs.precision, 1)):
         chosen = np.flatnonzero(rest % 2 == flag)
         if len(chosen):
-            parts.append((chosen, kernels(table, weapon[chosen], rest[chosen] // 2, alloc, defs)))
+            parts.append((chosen, kernels(table, tails, weapon[chosen], rest[chosen] // 2, alloc, defs)))
     return _combine(parts, len(combos))
 
 
