@@ -39,7 +39,7 @@ from pipeline.units.signature import anti_keywords, attack_signature, defence_si
 from pipeline.units.solve import Step, capped_kernel, propagate
 from pipeline.units.steps import StepKey, ordered_steps
 from pipeline.units.tables import LostCache, defences, loss_tables
-from pipeline.units.tree import BatchSteps, solve_tree
+from pipeline.units.tree import BatchSteps, PmfShapes, solve_tree
 
 MAX_BATCH_CELLS = 1 << 21
 """Upper bound on pairs x pending combinations x states held by one batch (memory, not speed)."""
@@ -80,6 +80,7 @@ class UnitEngine:
         self._count_ids: dict[tuple[Weapon, int, tuple[object, ...]], int] = {}
         self._per_model: dict[tuple[Weapon, tuple[object, ...]], FloatArray] = {}
         self.count_pmfs: list[FloatArray] = []
+        self.pmf_shapes = PmfShapes(self.count_pmfs)
         self.step_ids: dict[StepKey, int] = {}
         self.step_list: list[StepKey] = []
         self.lost = LostCache(self.scenario)
@@ -289,7 +290,7 @@ class UnitEngine:
         precise = np.array([w.precision for w, _ in steps], dtype=bool)
         uses = np.array([u for _, u in steps], dtype=np.int64)
         batch_steps = BatchSteps(
-            weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating
+            weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating, self.pmf_shapes
         )
         return solve_tree(defs, batch_steps, batch.job_defence, local_chains, distributions)
 

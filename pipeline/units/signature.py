@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import lru_cache
 
 from pipeline.units.model import NO_ROLL, AttackSide, ModelGroup, Phase, TargetUnit
 from pipeline.units.steps import StepKey, ordered_steps
@@ -14,7 +15,9 @@ def anti_keywords(sides: Iterable[AttackSide]) -> frozenset[str]:
     return frozenset(k for side in sides for e in side.entries for w in e.choices for k, _ in w.anti)
 
 
+@lru_cache(maxsize=1 << 16)
 def _group(group: ModelGroup, phase: Phase, keywords: frozenset[str]) -> ModelGroup:
+    """The group as the distribution reads it (cached: every partition asks again for every target)."""
     invuln = group.invuln(phase)
     return replace(
         group,

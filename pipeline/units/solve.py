@@ -39,19 +39,26 @@ class Kernel:
 
 
 def capped_kernel(
-    losses: FloatArray, remaining: IntArray, on_leader: BoolArray, stride: int, two_lines: bool
+    losses: FloatArray,
+    remaining: IntArray,
+    on_leader: BoolArray,
+    stride: int,
+    two_lines: bool,
+    at_cap: FloatArray | None = None,
 ) -> Kernel:
     """Kernel from per-state loss pmfs [B, S, J] and the receiving model's remaining wounds [B, S].
 
-    Loss beyond the remaining wounds is lost: the mass of j >= r lands on r.
+    Loss beyond the remaining wounds is lost: the mass of j >= r lands on r (`at_cap` [B, S]: P(loss >= r),
+    computed here unless the caller has it from a smaller table).
     """
     width = int(min(losses.shape[2], max(1, int(remaining.max(initial=0)) + 1)))
-    tails = np.cumsum(losses[:, :, ::-1], axis=2)[:, :, ::-1]  # tails[..., j] = P(loss >= j)
+    if at_cap is None:
+        tails = np.cumsum(losses[:, :, ::-1], axis=2)[:, :, ::-1]  # tails[..., j] = P(loss >= j)
+        at_cap = np.take_along_axis(tails, np.minimum(remaining, losses.shape[2] - 1)[:, :, None], axis=2)[:, :, 0]
     j = np.arange(width)
     r = remaining[:, :, None]
     capped = np.where(j < r, losses[:, :, :width], 0.0)
-    at_cap = np.take_along_axis(tails, np.minimum(remaining, losses.shape[2] - 1)[:, :, None], axis=2)
-    capped += np.where(j == r, at_cap, 0.0)
+    capped += np.where(j == r, at_cap[:, :, None], 0.0)
     stay = capped[:, :, 0].copy()
     moves = np.moveaxis(capped[:, :, 1:], 2, 0)
     if not two_lines:
@@ -61,11 +68,23 @@ def capped_kernel(
     return Kernel(stay, body, leader, stride)
 
 
-def apply(kernel: Kernel, x: FloatArray) -> FloatArray:
-    """One wound on states x [B, Q, S] (Q: pending combinations)."""
-    size = x.shape[2]
-    out = x * kernel.stay[:, None, :]
-    product = np.empty_like(out)  # one buffer for every shifted product (same arithmetic, no temporaries)
+def transposed(kernel: Kernel) -> Kernel:
+    """The kernel with the batch axis last (stay [S, B], moves [J-1, S, B]), the layout `apply` reads."""
+    leader = np.ascontiguousarray(kernel.leader.transpose(0, 2, 1)) if kernel.leader is not None else None
+    return Kernel(
+        np.ascontiguousarray(kernel.stay.T), np.ascontiguousarray(kernel.body.transpose(0, 2, 1)), leader, kernel.stride
+    )
+
+
+def apply(
+    kernel: Kernel, x: FloatArray, out: FloatArray | None = None, product: FloatArray | None = None
+) -> FloatArray:
+    """One wound on states x [S, Q, B] (Q: pending combinations) with a `transposed` kernel, into `out` (a new
+    array if None; `product` is scratch of x's shape). The batch axis is innermost, so every shifted product
+    runs over long contiguous rows (the same arithmetic per element)."""
+    size = x.shape[0]
+    out = np.multiply(x, kernel.stay[:size, None, :], out=out)
+    product = np.empty_like(out) if product is None else product  # one buffer for every shifted product
     for j in range(1, kernel.body.shape[0] + 1):
         shift = j * kernel.stride
         if shift < size:
@@ -76,11 +95,11 @@ def apply(kernel: Kernel, x: FloatArray) -> FloatArray:
 
 
 def _shifted_add(out: FloatArray, x: FloatArray, moves: FloatArray, shift: int, buffer: FloatArray) -> None:
-    """out[..., shift:] += x[..., :-shift] * moves[:, None, :-shift]."""
-    size = x.shape[2]
-    part = buffer[:, :, : size - shift]
-    np.multiply(x[:, :, : size - shift], moves[:, None, : size - shift], out=part)
-    out[:, :, shift:] += part
+    """out[shift:] += x[:-shift] * moves[:-shift, None, :]."""
+    size = x.shape[0]
+    part = buffer[: size - shift]
+    np.multiply(x[: size - shift], moves[: size - shift, None, :], out=part)
+    out[shift:] += part
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,32 +112,52 @@ class Step:
 
 
 def run_step(step: Step, states: FloatArray) -> FloatArray:
-    """states [B, Q, S] -> [B, C*Q, S]: sum_n P(n, c) K^n v for every devastating count c."""
+    """states [B, Q, S] -> [B, C*Q, S]: sum_n P(n, c) K^n v for every devastating count c (computed with the
+    batch axis last, see `apply`)."""
     batch, pending, size = states.shape
     counts = step.counts
-    acc = np.zeros((batch, counts.shape[2], pending, size))
-    live = step.normal.live[:, None, :]
-    x = states
-    done = np.zeros((batch, pending), dtype=bool)
+    alive = np.flatnonzero(states.any(axis=(0, 2)))
+    if len(alive) < pending:  # pending combinations without mass in the whole chunk (padding) stay zero
+        out = np.zeros((batch, counts.shape[2], pending, size))
+        if len(alive):
+            out[:, :, alive] = run_step(step, states[:, alive]).reshape(batch, counts.shape[2], len(alive), size)
+        return out.reshape(batch, -1, size)
+    kernel = transposed(step.normal)
+    coefficients = np.ascontiguousarray(counts.transpose(1, 2, 0))  # [N, C, B]
+    acc = np.zeros((size, counts.shape[2], pending, batch))
+    live = (kernel.stay < 1.0)[:, None, :]
+    x = np.ascontiguousarray(states.transpose(2, 1, 0))  # [S, Q, B]
+    spare, product = np.zeros_like(x), np.empty_like(x)  # buffers reused by every wound (no temporaries)
+    weighted = product[:, None] if counts.shape[2] == 1 else np.empty_like(acc)
+    reach = _support(x)  # x[reach:] == 0 (mass only moves up, by at most the kernel's largest shift a wound)
+    done = np.zeros((pending, batch), dtype=bool)
     for n in range(counts.shape[1]):
         if n:
-            x = apply(step.normal, x)
-        acc += counts[:, n, :, None, None] * x[:, None]
+            reach = min(size, reach + kernel.body.shape[0] * kernel.stride)
+            apply(kernel, x[:reach], spare[:reach], product[:reach])
+            x, spare = spare, x
+        acc[:reach] += np.multiply(coefficients[n][None, :, None, :], x[:reach, None], out=weighted[:reach])
         if n % CHECK_EVERY == 0 and n + 1 < counts.shape[1]:
-            newly = (np.sum(x * live, axis=2) < ABSORBED) & ~done
+            newly = (np.sum(np.multiply(x[:reach], live[:reach], out=product[:reach]), axis=0) < ABSORBED) & ~done
             if newly.any():
-                x = _lump_absorbed(acc, counts[:, n + 1 :].sum(axis=1), x, newly)
+                x = _lump_absorbed(acc, counts[:, n + 1 :].sum(axis=1).T, x, newly)
                 done |= newly
                 if done.all():
                     break
-    return acc.reshape(batch, -1, size)
+    return acc.transpose(3, 1, 2, 0).reshape(batch, -1, size)
+
+
+def _support(x: FloatArray) -> int:
+    """1 + the highest state with any mass in x [S, Q, B] (at least 1)."""
+    rows = np.flatnonzero(x.reshape(x.shape[0], -1).any(axis=1))
+    return int(rows[-1]) + 1 if len(rows) else 1
 
 
 def _lump_absorbed(acc: FloatArray, tail: FloatArray, x: FloatArray, newly: BoolArray) -> FloatArray:
     """Vectors with no mass left to move take the rest of their wound counts at once and stop (x = 0): each
     vector decides for itself, so its result never depends on the other vectors of its chunk."""
-    absorbed = np.where(newly[:, :, None], x, 0.0)
-    acc += tail[:, :, None, None] * absorbed[:, None]
+    absorbed = np.where(newly[None], x, 0.0)
+    acc += tail[None, :, None, :] * absorbed[:, None]
     result: FloatArray = x - absorbed
     return result
 
@@ -126,13 +165,15 @@ def _lump_absorbed(acc: FloatArray, tail: FloatArray, x: FloatArray, newly: Bool
 def resolve_devastating(kernels: list[Kernel], sizes: list[int], states: FloatArray) -> FloatArray:
     """Pending axes (first step innermost) -> states after each step's mortal wounds, in step order."""
     batch, _, size = states.shape
+    x = np.ascontiguousarray(states.transpose(2, 1, 0))  # [S, pending, B]
     for kernel, count in zip(kernels, sizes, strict=True):
-        pending = states.reshape(batch, -1, count, size)
+        flipped = transposed(kernel)
+        pending = x.reshape(size, -1, count, batch)
         result = pending[:, :, count - 1]
         for c in range(count - 2, -1, -1):
-            result = apply(kernel, result) + pending[:, :, c]
-        states = result
-    return states
+            result = apply(flipped, result) + pending[:, :, c]
+        x = result
+    return np.ascontiguousarray(x.transpose(2, 1, 0))
 
 
 def propagate(steps: list[Step], start: FloatArray) -> FloatArray:

@@ -151,10 +151,21 @@ def defences(targets: list[TargetUnit], layouts: list[StateLayout], two_lines: b
     )
 
 
-def kernels(table: FloatArray, weapon: IntArray, defence: IntArray, alloc: Allocations, defs: Defences) -> Kernel:
-    """Kernels for (weapon index, defence index) combos from a loss table [W, G + 1, J]."""
-    losses = table[weapon[:, None], alloc.group[defence]]
-    return capped_kernel(losses, alloc.remaining[defence], alloc.leader[defence], defs.stride, defs.two_lines)
+def kernels(
+    table: FloatArray, tails: FloatArray, weapon: IntArray, defence: IntArray, alloc: Allocations, defs: Defences
+) -> Kernel:
+    """Kernels for (weapon index, defence index) combos from a loss table [W, G + 1, J] and its tails (P(loss
+    >= j), `loss_tails`, gathered per state instead of summed per state)."""
+    group, remaining = alloc.group[defence], alloc.remaining[defence]
+    losses = table[weapon[:, None], group]
+    at_cap = tails[weapon[:, None], group, np.minimum(remaining, table.shape[2] - 1)]
+    return capped_kernel(losses, remaining, alloc.leader[defence], defs.stride, defs.two_lines, at_cap)
+
+
+def loss_tails(table: FloatArray) -> FloatArray:
+    """P(loss >= j) per (weapon, group) of a loss table [W, G + 1, J]."""
+    result: FloatArray = np.cumsum(table[:, :, ::-1], axis=2)[:, :, ::-1]
+    return result
 
 
 def take(kernel: Kernel, rows: IntArray) -> Kernel:

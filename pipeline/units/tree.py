@@ -21,7 +21,7 @@ from pipeline.units.layout import IntArray
 from pipeline.units.model import Weapon
 from pipeline.units.results import Summary, summarise_states
 from pipeline.units.solve import Kernel, Step, resolve_devastating, run_step
-from pipeline.units.tables import Defences, kernels, take
+from pipeline.units.tables import Defences, kernels, loss_tails, take
 
 CHUNK_CELLS = 1 << 16
 """Nodes x pending combinations x states per chunk: small enough to stay in cache."""
@@ -38,6 +38,27 @@ def bucket(values: IntArray) -> IntArray:
     return result
 
 
+class PmfShapes:
+    """(wound counts, devastating counts) per count pmf id, as an array that grows with the engine's pmf list."""
+
+    def __init__(self, pmfs: list[FloatArray]) -> None:
+        self.pmfs = pmfs
+        self.table = np.zeros((1024, 2), dtype=np.int64)
+        self.filled = 0
+
+    def __call__(self, ids: IntArray) -> IntArray:
+        if len(ids) and int(ids.max()) >= self.filled:
+            new = np.array([p.shape for p in self.pmfs[self.filled :]], dtype=np.int64).reshape(-1, 2)
+            if self.filled + len(new) > len(self.table):  # capacity doubles: appends stay amortised O(1)
+                grown = np.zeros((2 * (self.filled + len(new)), 2), dtype=np.int64)
+                grown[: self.filled] = self.table[: self.filled]
+                self.table = grown
+            self.table[self.filled : self.filled + len(new)] = new
+            self.filled += len(new)
+        result: IntArray = self.table[ids]
+        return result
+
+
 @dataclass(frozen=True, slots=True)
 class BatchSteps:
     """The steps the batch uses, by local index: weapon index, Precision, count ids per (step, defence)."""
@@ -50,13 +71,21 @@ class BatchSteps:
     pmfs: list[FloatArray]  # count pmf by id, [normal, devastating]
     normal: FloatArray  # loss table [W, G + 1, J]
     devastating: FloatArray  # loss table [W, G + 1, J]
+    shapes: PmfShapes
     bands: dict[int, IntArray] = field(default_factory=dict)
     caches: dict[int, KernelCache] = field(default_factory=dict)
+    tail_tables: dict[int, FloatArray] = field(default_factory=dict)
 
     def kernel_cache(self, table: FloatArray, combos: int) -> KernelCache:
         if id(table) not in self.caches:
             self.caches[id(table)] = KernelCache(np.full(combos, -1, dtype=np.int64), np.zeros(combos, dtype=np.int64))
         return self.caches[id(table)]
+
+    def tails(self, table: FloatArray) -> FloatArray:
+        """`loss_tails` of a loss table, once per batch."""
+        if id(table) not in self.tail_tables:
+            self.tail_tables[id(table)] = loss_tails(table)
+        return self.tail_tables[id(table)]
 
     def band(self, table: FloatArray) -> IntArray:
         """Per weapon: 1 + the largest loss it can cause (the kernel's band before the cap)."""
@@ -159,8 +188,8 @@ def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, par
     first, n_def = len(tree.defence), len(defs.targets)
     defence = tree.defence[parent]
     count_ids = steps.count_ids(step, defence, False)
-    lengths = bucket(np.array([steps.pmfs[c].shape[0] for c in count_ids.tolist()], dtype=np.int64))
-    pending = bucket(np.array([steps.pmfs[c].shape[1] for c in count_ids.tolist()], dtype=np.int64))
+    shape = steps.shapes(count_ids)
+    lengths, pending = bucket(shape[:, 0]), bucket(shape[:, 1])
     parent_pattern = tree.pattern[parent]
     vectors = np.array([int(np.prod(p, initial=1)) for p in tree.patterns], dtype=np.int64)[parent_pattern]
     tree.extend(parent, pending, steps.weapon[step] * n_def + defence)
@@ -197,7 +226,7 @@ def _single_lengths(steps: BatchSteps, node: Nodes, rows: np.ndarray) -> IntArra
     where = np.flatnonzero(rows)
     if len(where):
         ids = steps.count_ids(node.step[where], node.defence[where], True)
-        out[where] = bucket(np.array([steps.pmfs[c].shape[0] for c in ids.tolist()], dtype=np.int64))
+        out[where] = bucket(steps.shapes(ids)[:, 0])
     return out
 
 
@@ -269,7 +298,7 @@ def _build_operators(
         return
     powered = (node.pending[reps] == 1) & (steps.uses[node.step[reps]] > 1)
     single = steps.count_ids(node.step[reps], node.defence[reps], True)
-    lengths = np.where(powered, bucket(np.array([steps.pmfs[c].shape[0] for c in single.tolist()])), node.lengths[reps])
+    lengths = np.where(powered, bucket(steps.shapes(single)[:, 0]), node.lengths[reps])
     ids = np.where(powered, single, node.count_ids[reps])
     build = (powered * 4096 + node.pending[reps]) * 4096 + lengths
     for key in np.unique(build).tolist():
@@ -319,22 +348,23 @@ def _kernels(defs: Defences, steps: BatchSteps, table: FloatArray, step: IntArra
     """Kernels of (step, defence) rows, built once per batch and distinct (weapon, defence, allocation)."""
     precise = steps.precise[step] & defs.two_lines
     combos = (steps.weapon[step] * len(defs.targets) + defence) * 2 + precise
-    unique, inverse = np.unique(combos, return_inverse=True)
     cache = steps.kernel_cache(table, 2 * len(defs.targets) * len(steps.weapons))
-    missing = unique[cache.part[unique] < 0]
-    if len(missing):
+    unbuilt = combos[cache.part[combos] < 0]
+    if len(unbuilt):
+        missing = np.unique(unbuilt)
         cache.add(missing, _build_kernels(defs, steps, table, missing))
-    return take(cache.get(unique), inverse)
+    return cache.get(combos)
 
 
 def _build_kernels(defs: Defences, steps: BatchSteps, table: FloatArray, combos: IntArray) -> Kernel:
     weapon, rest = combos // (2 * len(defs.targets)), combos % (2 * len(defs.targets))
+    tails = steps.tails(table)
     table = table[:, :, : int(steps.band(table)[weapon].max(initial=1))]
     parts: list[tuple[IntArray, Kernel]] = []
     for alloc, flag in ((defs.normal, 0), (defs.precision, 1)):
         chosen = np.flatnonzero(rest % 2 == flag)
         if len(chosen):
-            parts.append((chosen, kernels(table, weapon[chosen], rest[chosen] // 2, alloc, defs)))
+            parts.append((chosen, kernels(table, tails, weapon[chosen], rest[chosen] // 2, alloc, defs)))
     return _combine(parts, len(combos))
 
 
