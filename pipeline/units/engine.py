@@ -33,12 +33,13 @@ from pipeline.units.counts import (
 from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
 from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
-from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns
+from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns, padded_states
+from pipeline.units.precision import first_precise, solve_two_lines
 from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
 from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
 from pipeline.units.solve import Step, capped_kernel, propagate
 from pipeline.units.steps import StepKey, ordered_steps
-from pipeline.units.tables import LostCache, defences, loss_tables
+from pipeline.units.tables import Defences, LostCache, defences, loss_tables
 from pipeline.units.tree import BatchSteps, PmfShapes, solve_tree
 
 MAX_BATCH_CELLS = 1 << 21
@@ -292,7 +293,15 @@ class UnitEngine:
         batch_steps = BatchSteps(
             weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating, self.pmf_shapes
         )
+        if batch.two_lines and first_precise(precise, local_chains).any():
+            flat = self._flat_defences(local_targets)
+            return solve_two_lines(defs, flat, batch_steps, batch.job_defence, local_chains, distributions)
         return solve_tree(defs, batch_steps, batch.job_defence, local_chains, distributions)
+
+    def _flat_defences(self, targets: list[TargetUnit]) -> Defences:
+        """The one-line layouts of a two-line batch's defences (for the steps before the first Precision step)."""
+        states = padded_states(max(t.total_wounds for t in targets) + 1)
+        return defences(targets, [self.layout(t, False, states, 1) for t in targets], False)
 
     # --- batches -----------------------------------------------------------------------------------------
 
