@@ -168,10 +168,12 @@ def solve_tree(
     return leaves(defs, steps, tree, store, current, distributions)
 
 
-def roots(defs: Defences) -> tuple[Tree, Store]:
-    """One root per defence, its state "nothing lost"."""
+def roots(defs: Defences, patterns: tuple[list[tuple[int, ...]], dict[tuple[int, int], int]] | None = None
+          ) -> tuple[Tree, Store]:  # fmt: skip
+    """One root per defence, its state "nothing lost" (`patterns`: a pending-pattern registry to share)."""
     n_def = len(defs.targets)
-    tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, 0), -1), [()], {})
+    shared = patterns or ([()], {})
+    tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, 0), -1), *shared)
     store = Store()
     store.grow(n_def)
     start = np.zeros((n_def, 1, defs.size))
