@@ -30,16 +30,15 @@ from pipeline.units.counts import (
     mixture,
     power,
 )
-from pipeline.units.layout import IntArray, StateLayout, leader_first_layout, one_line_layout, two_line_layout
+from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
 from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
-from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns, padded_states
-from pipeline.units.precision import solve_two_lines
+from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns
 from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
 from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
 from pipeline.units.solve import Step, capped_kernel, propagate
 from pipeline.units.steps import StepKey, ordered_steps
-from pipeline.units.tables import Defences, LostCache, defences, loss_tables
+from pipeline.units.tables import LostCache, defences, loss_tables
 from pipeline.units.tree import BatchSteps, PmfShapes, solve_tree
 
 MAX_BATCH_CELLS = 1 << 21
@@ -76,7 +75,6 @@ class UnitEngine:
         self._context_ids: dict[WoundContext, int] = {}
         self._losses: dict[tuple[Weapon, ModelGroup, Phase], tuple[FloatArray, FloatArray]] = {}
         self._layouts: dict[tuple[TargetUnit, bool, int, int], StateLayout] = {}
-        self._leader_first: dict[tuple[TargetUnit, int], StateLayout] = {}
         self.contexts: list[WoundContext] = []
         self._count_keys: dict[tuple[Weapon, int], tuple[object, ...]] = {}
         self._count_ids: dict[tuple[Weapon, int, tuple[object, ...]], int] = {}
@@ -294,23 +292,7 @@ class UnitEngine:
         batch_steps = BatchSteps(
             weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating, self.pmf_shapes
         )
-        if batch.two_lines:
-            flats = self._flat_defences(local_targets)
-            return solve_two_lines(defs, flats, batch_steps, batch.job_defence, local_chains, distributions)
         return solve_tree(defs, batch_steps, batch.job_defence, local_chains, distributions)
-
-    def _flat_defences(self, targets: list[TargetUnit]) -> tuple[Defences, Defences]:
-        """A two-line batch's defences on one line, Bodyguard first and Leader first (`precision.py`)."""
-        states = padded_states(max(t.total_wounds for t in targets) + 1)
-        body_first = [self.layout(t, False, states, 1) for t in targets]
-        leader_first = [self._leader_first_layout(t, states) for t in targets]
-        return defences(targets, body_first, False), defences(targets, leader_first, False)
-
-    def _leader_first_layout(self, target: TargetUnit, states: int) -> StateLayout:
-        key = (target, states)
-        if key not in self._leader_first:
-            self._leader_first[key] = leader_first_layout(target.groups, target.leader, states)
-        return self._leader_first[key]
 
     # --- batches -----------------------------------------------------------------------------------------
 

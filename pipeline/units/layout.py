@@ -99,18 +99,3 @@ def two_line_layout(
     wounds = np.add.outer(np.arange(body_states), np.arange(leader_states)).ravel()
     by_group = (b.slain_by_group[:, None, :] + ld.slain_by_group[None, :, :]).reshape(-1, n)
     return StateLayout(leader_states, normal, precision, slain, wounds, by_group)
-
-
-def leader_first_layout(body: tuple[ModelGroup, ...], leader: tuple[ModelGroup, ...], states: int) -> StateLayout:
-    """Leader then Bodyguard on one line (group indices still Bodyguard then Leader): Precision's order."""
-    n = len(body) + len(leader)
-    total = sum(g.count * g.wounds for g in leader)
-    first, rest = line(leader, len(body), n, total + 1), line(body, 0, n, states - total)
-    alloc = Allocation(
-        np.concatenate([first.group[:total], rest.group]),
-        np.concatenate([first.remaining[:total], rest.remaining]),
-        np.zeros(states, dtype=bool),
-    )
-    slain = np.concatenate([first.slain[:total], rest.slain + first.slain[total]])
-    by_group = np.concatenate([first.slain_by_group[:total], rest.slain_by_group + first.slain_by_group[total]])
-    return StateLayout(1, alloc, alloc, slain, np.arange(states, dtype=np.int64), by_group)

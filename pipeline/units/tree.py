@@ -163,29 +163,14 @@ def solve_tree(
     defs: Defences, steps: BatchSteps, job_defence: IntArray, chains: IntArray, distributions: bool = True
 ) -> Summary:
     """Summary per job (rows in job order) of jobs = (defence index, chain of local step ids, -1 padded)."""
-    tree, store = roots(defs)
-    current = grow(defs, steps, tree, store, job_defence.copy(), chains)
-    return leaves(defs, steps, tree, store, current, distributions)
-
-
-def roots(defs: Defences, patterns: tuple[list[tuple[int, ...]], dict[tuple[int, int], int]] | None = None
-          ) -> tuple[Tree, Store]:  # fmt: skip
-    """One root per defence, its state "nothing lost" (`patterns`: a pending-pattern registry to share)."""
-    n_def = len(defs.targets)
-    shared = patterns or ([()], {})
-    tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, 0), -1), *shared)
+    n_def, size = len(defs.targets), defs.size
+    tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, chains.shape[1]), -1), [()], {})
     store = Store()
     store.grow(n_def)
-    start = np.zeros((n_def, 1, defs.size))
+    start = np.zeros((n_def, 1, size))
     start[:, 0, 0] = 1.0
     store.add(np.arange(n_def), start)
-    return tree, store
-
-
-def grow(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: IntArray, chains: IntArray) -> IntArray:
-    """Apply each job's chain from its node `current` (updated in place), level by level; returns it."""
-    width = tree.axes.shape[1] + chains.shape[1]
-    tree.axes = np.concatenate([tree.axes, np.full((len(tree.axes), width - tree.axes.shape[1]), -1)], axis=1)
+    current = job_defence.copy()
     n_steps = max(1, len(steps.weapon))
     for level in range(chains.shape[1]):
         active = np.flatnonzero(chains[:, level] >= 0)
@@ -195,7 +180,7 @@ def grow(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: I
         first = len(tree.defence)
         current[active] = first + inverse
         _grow_level(defs, steps, tree, store, unique // n_steps, unique % n_steps)
-    return current
+    return _leaves(defs, steps, tree, store, current, distributions)
 
 
 def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, parent: IntArray, step: IntArray) -> None:
@@ -424,7 +409,7 @@ def _combine(parts: list[tuple[IntArray, Kernel]], n: int) -> Kernel:
     return Kernel(stay, body, leader, first.stride)
 
 
-def leaves(
+def _leaves(
     defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: IntArray, distributions: bool
 ) -> Summary:
     """Resolve each leaf's pending devastating wounds, summarise, and map leaves back to jobs."""
