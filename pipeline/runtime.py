@@ -7,11 +7,15 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from typing import Any
 
 #: Threads started by `start_background`; `fork_pool` waits for them.
 _background: list[threading.Thread] = []
+
+#: The function the processes of `forked_tasks` run (set just before they fork: they inherit it).
+_forked_task: Callable[[Any], Any] | None = None
 
 
 def available_cpus() -> int:
@@ -53,3 +57,25 @@ def fork_pool(workers: int) -> ProcessPoolExecutor:
     for thread in _background:
         thread.join()
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+
+
+def _run_forked_task(key: Any) -> Any:
+    assert _forked_task is not None
+    return _forked_task(key)
+
+
+@contextmanager
+def forked_tasks(function: Callable[[Any], Any], workers: int) -> Iterator[Callable[[Any], Future[Any]]]:
+    """`submit(key)` running `function(key)` on `workers` forked processes, which inherit `function` (it need
+    not be picklable; keys and results are pickled). The parent's objects are frozen out of the cyclic GC
+    meanwhile, so the children's collections leave them (and their shared pages) alone."""
+    global _forked_task
+    _forked_task = function
+    gc.freeze()
+    pool = fork_pool(workers)
+    try:
+        yield lambda key: pool.submit(_run_forked_task, key)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
+        _forked_task = None

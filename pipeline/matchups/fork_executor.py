@@ -9,24 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import gc
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, TypeVar
 
-from pipeline.runtime import fork_pool
+from pipeline.runtime import forked_tasks
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-_TASK: Callable[[Any], Any] | None = None
-"""The function the forked processes call (set by the parent just before the pool forks)."""
-
-
-def _call(key: Any) -> Any:
-    assert _TASK is not None
-    _return_free_memory()
-    return _TASK(key)
 
 
 def _return_free_memory() -> None:
@@ -51,21 +41,18 @@ class ForkExecutor:
             for key in keys:
                 yield key, function(key)
             return
-        global _TASK
-        _TASK = function
-        gc.freeze()  # the children's collections then leave the parent's objects (and their shared pages) alone
-        pool = fork_pool(self.workers)
-        try:
+
+        def task(key: K) -> V:
+            _return_free_memory()
+            return function(key)
+
+        with forked_tasks(task, self.workers) as submit:
             waiting = list(keys)[::-1]
-            running: dict[Future[V], K] = {}
+            running: dict[Future[Any], K] = {}
             while waiting or running:
                 while waiting and len(running) <= self.workers:
                     key = waiting.pop()
-                    running[pool.submit(_call, key)] = key
+                    running[submit(key)] = key
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=lambda f: list(running).index(f)):
                     yield running.pop(future), future.result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            gc.unfreeze()
-            _TASK = None

@@ -8,25 +8,16 @@ process (or a process that dies) is run again here, so its error is the one the 
 from __future__ import annotations
 
 import contextlib
-import gc
 import multiprocessing
 from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from pipeline.runtime import fork_pool
+from pipeline.runtime import forked_tasks
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
-
-_TASK: Callable[[Any], Any] | None = None
-"""The job function of the forked processes (set just before they fork, so it need not be picklable)."""
-
-
-def _call(key: Any) -> Any:
-    assert _TASK is not None
-    return _TASK(key)
 
 
 def can_fork() -> bool:
@@ -41,31 +32,24 @@ class ForkedJobs(Generic[K, V]):
         self.function = function
         self.keys = list(keys)
         self.processes = min(processes, len(self.keys)) if can_fork() else 0
-        self._pool: ProcessPoolExecutor | None = None
-        self._futures: dict[K, Future[V]] = {}
+        self._pool = contextlib.ExitStack()
+        self._futures: dict[K, Future[Any]] = {}
 
     def __enter__(self) -> ForkedJobs[K, V]:
         if self.processes > 0:
-            global _TASK
-            _TASK = self.function
-            gc.freeze()  # the children's collections then leave the parent's objects (and shared pages) alone
-            self._pool = fork_pool(self.processes)
-            self._futures = {key: self._pool.submit(_call, key) for key in self.keys}
+            submit = self._pool.enter_context(forked_tasks(self.function, self.processes))
+            self._futures = {key: submit(key) for key in self.keys}
         return self
 
     def result(self, key: K) -> V:
         future = self._futures.pop(key, None)
         if future is not None:
             with contextlib.suppress(Exception):  # else run here again: the error the in-process path raises
-                return future.result()
+                result: V = future.result()
+                return result
         return self.function(key)
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        if self._pool is not None:
-            global _TASK
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-            gc.unfreeze()
-            _TASK = None
+        self._pool.close()
