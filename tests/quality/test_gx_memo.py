@@ -1,0 +1,104 @@
+"""The memo of GX's per-expectation bookkeeping: on for the installed GX, undone on exit, and every suite's
+outcomes (successes, counts, samples, offending rows, errors) the same with it as without it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pipeline import config
+from pipeline.quality.batches import existing_tables, fetch_batch
+from pipeline.quality.gx_memo import memo_supported, memoised_gx
+from pipeline.quality.gx_runner import GxRunner, import_gx
+from pipeline.quality.report import ExpectationOutcome
+from pipeline.quality.suites import ExpectationSpec, SuiteSpec, load_suites
+from pipeline.store.load import open_store
+
+SUITES = load_suites()
+
+
+@pytest.fixture(scope="module")
+def runners() -> tuple[GxRunner, GxRunner]:
+    """(without the memo, with it)."""
+    return GxRunner(memoise=False), GxRunner(memoise=True)
+
+
+@pytest.fixture(scope="module")
+def broken_batches(broken_gate: tuple[str, Path]) -> Iterator[dict[str, tuple[pd.DataFrame, tuple[str, ...]]]]:
+    """table -> (frame, key) of the broken release, as the stage fetches them."""
+    with open_store(broken_gate[1] / config.DUCKDB_FILENAME) as con:
+        present = existing_tables(con)
+        batches = {s.table: fetch_batch(con, s, present) for s in SUITES}
+    yield {table: (b.frame, b.key) for table, b in batches.items()}
+
+
+def _expectation() -> object:
+    from great_expectations.expectations import ExpectColumnValuesToNotBeNull
+
+    return ExpectColumnValuesToNotBeNull(column="a")
+
+
+def test_the_memo_is_on_for_the_installed_gx() -> None:
+    gx = import_gx()
+    assert memo_supported(gx.__version__), f"check gx_memo against GX {gx.__version__}, then add it to VERIFIED_GX"
+    assert not memo_supported("1.25.0") and not memo_supported("2.0.0")
+
+
+def test_the_memo_computes_once_per_object_inside_the_block_only() -> None:
+    expectation = _expectation()
+    with memoised_gx() as memoised:
+        inside = expectation.configuration  # type: ignore[attr-defined]
+        assert memoised and expectation.configuration is inside  # type: ignore[attr-defined]
+        assert inside.to_domain_obj() is inside.to_domain_obj()
+    after = expectation.configuration  # type: ignore[attr-defined]
+    assert after is not expectation.configuration and after == inside  # type: ignore[attr-defined]
+    assert after.to_domain_obj() is not after.to_domain_obj()
+
+
+def test_the_memo_is_undone_when_the_block_raises() -> None:
+    from great_expectations.expectations.expectation import Expectation
+    from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
+
+    before = (Expectation.__dict__["configuration"], ExpectationConfiguration.__dict__["to_domain_obj"])
+    with pytest.raises(RuntimeError), memoised_gx():
+        raise RuntimeError("inside")
+    assert (Expectation.__dict__["configuration"], ExpectationConfiguration.__dict__["to_domain_obj"]) == before
+
+
+@pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.table)
+def test_every_suite_gives_the_same_outcomes_with_the_memo(
+    suite: SuiteSpec,
+    runners: tuple[GxRunner, GxRunner],
+    broken_batches: dict[str, tuple[pd.DataFrame, tuple[str, ...]]],
+) -> None:
+    frame, key = broken_batches[suite.table]
+    plain, memoised = (runner.validate(suite, frame, key) for runner in runners)
+    assert memoised == plain
+
+
+def test_the_broken_release_gives_the_memo_failures_with_rows_to_compare(
+    runners: tuple[GxRunner, GxRunner], broken_batches: dict[str, tuple[pd.DataFrame, tuple[str, ...]]]
+) -> None:
+    """The comparison above is not of passes only: failures with samples and offending rows are compared."""
+    suite = next(s for s in SUITES if s.table == "weapons")
+    outcomes = runners[1].validate(suite, *broken_batches["weapons"])
+    failed = [o for o in outcomes if not o.success]
+    assert len(failed) >= 3 and all(o.unexpected_rows and o.unexpected_sample for o in failed)
+
+
+def _errors(runner: GxRunner) -> list[ExpectationOutcome]:
+    expectations = (
+        ExpectationSpec("expect_column_values_to_be_null", {"column": "nope"}, "warning", ""),
+        ExpectationSpec("expect_column_values_to_be_in_set", {"column": "k", "value_set": ["a"]}, "critical", ""),
+    )
+    return runner.validate(SuiteSpec("u", "", {}, expectations), pd.DataFrame({"k": ["a", "b"]}), ("k",))
+
+
+def test_errors_are_the_same_with_the_memo(runners: tuple[GxRunner, GxRunner]) -> None:
+    plain, memoised = (_errors(runner) for runner in runners)
+    assert memoised == plain
+    assert memoised[0].error is not None and '"nope"' in memoised[0].error
+    assert (memoised[1].success, memoised[1].unexpected_rows) == (False, [{"k": "b"}])
