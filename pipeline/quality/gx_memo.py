@@ -50,12 +50,12 @@ def memoised_gx() -> Iterator[bool]:
     to_domain_obj = ExpectationConfiguration.__dict__["to_domain_obj"]
     cache: dict[int, tuple[Any, Any]] = {}
     domain_cache: dict[int, tuple[Any, Any]] = {}
-    Expectation.configuration = property(_once_per_object(configuration.fget, cache))
-    ExpectationConfiguration.to_domain_obj = _once_per_object(to_domain_obj, domain_cache)
+    setattr(Expectation, "configuration", property(_once_per_object(configuration.fget, cache)))  # noqa: B010
+    setattr(ExpectationConfiguration, "to_domain_obj", _once_per_object(to_domain_obj, domain_cache))  # noqa: B010
     try:
         yield True
     finally:
-        Expectation.configuration = configuration
-        ExpectationConfiguration.to_domain_obj = to_domain_obj
+        setattr(Expectation, "configuration", configuration)  # noqa: B010
+        setattr(ExpectationConfiguration, "to_domain_obj", to_domain_obj)  # noqa: B010
         cache.clear()
         domain_cache.clear()
