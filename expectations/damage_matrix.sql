@@ -35,22 +35,24 @@ units AS (
     UNION ALL SELECT profile_id, coalesce(unit_size, 1), wounds FROM reference_profiles
 ),
 scenarios AS (
-    -- One scan for the rules comparing columns of a cell and, through a LEFT JOIN (every cell counts in
-    -- `cells`), the three unit rules: a unit loses at most what it has; a slain model lost all of its
-    -- wounds. profile_id is the key of model_profiles and of reference_profiles, whose ids (`ref:`) no
-    -- source gives, so a cell meets at most one unit row and the LEFT JOIN counts each cell once.
     -- 1e-9: damage and damage_capped are computed separately; they differ by up to ~1e-14 where equal.
     -- Allocation never adds damage: each damaging attack loses at most min(its damage, W).
     SELECT m.scenario, count(*) AS cells,
            1 - count(m.damage_per_100_points) / count(*) AS null_efficiency_share,
            count(*) FILTER (WHERE m.damage_capped > m.damage + 1e-9) AS cells_capped_above_damage,
-           count(*) FILTER (WHERE m.wounds_lost > m.damage_capped + 1e-9) AS cells_lost_above_capped,
+           count(*) FILTER (WHERE m.wounds_lost > m.damage_capped + 1e-9) AS cells_lost_above_capped
+    FROM damage_matrix m GROUP BY m.scenario
+),
+against_units AS (
+    -- A unit loses at most what it has; a slain model lost all of its wounds. One join for the three
+    -- rules; a WHERE prefilter on the cells (models_slain > 0 OR ...) costs more than it saves.
+    SELECT m.scenario,
            count(*) FILTER (WHERE m.models_slain > 1 AND m.models_slain > u.models + 1e-9) AS cells_over_unit_models,
            count(*) FILTER (WHERE m.wounds_lost > 1 AND m.wounds_lost > u.models * u.wounds + 1e-9)
                AS cells_over_unit_wounds,
            count(*) FILTER (WHERE m.models_slain > 0 AND m.models_slain * u.wounds > m.wounds_lost + 1e-9)
                AS cells_slain_above_lost
-    FROM damage_matrix m LEFT JOIN units u USING (profile_id)
+    FROM damage_matrix m JOIN units u USING (profile_id)
     GROUP BY m.scenario
 ),
 extra_hits AS MATERIALIZED (
@@ -92,10 +94,11 @@ SELECT
     c.cells_capped_above_damage,
     coalesce(h.cells_with_too_many_hits, 0) AS cells_with_too_many_hits,
     c.cells_lost_above_capped,
-    c.cells_over_unit_models,
-    c.cells_over_unit_wounds,
-    c.cells_slain_above_lost,
+    coalesce(u.cells_over_unit_models, 0) AS cells_over_unit_models,
+    coalesce(u.cells_over_unit_wounds, 0) AS cells_over_unit_wounds,
+    coalesce(u.cells_slain_above_lost, 0) AS cells_slain_above_lost,
     c.null_efficiency_share
 FROM scenarios c
 LEFT JOIN offending_counts o ON o.scenario IS NOT DISTINCT FROM c.scenario
+LEFT JOIN against_units u ON u.scenario IS NOT DISTINCT FROM c.scenario
 LEFT JOIN too_many_hits h ON h.scenario IS NOT DISTINCT FROM c.scenario
