@@ -1,4 +1,4 @@
-"""Running the suites with Great Expectations 1.x (imported here, lazily, and only here).
+"""Running the suites with Great Expectations 1.x (imported here, lazily; `gx_memo` patches it per validation).
 
 Why the care: importing GX takes about five seconds and switches on
 `logging.captureWarnings(True)` for the whole process, and GX draws tqdm progress
