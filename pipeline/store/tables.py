@@ -16,6 +16,7 @@ import polars as pl
 from pipeline.dataset import Dataset
 from pipeline.frame_types import table_schema
 from pipeline.normalise.markup import strip_markup_columns, strip_markup_deep
+from pipeline.runtime import cyclic_gc_paused
 from pipeline.sources.accounting import clip
 from pipeline.store.ddl import FOREIGN_KEYS, MODEL_BY_TABLE, TABLE_MODELS
 from schemas.records import QuarantineRow, Record, Weapon, WeaponAbilityRow
@@ -120,8 +121,15 @@ def build_frames(dataset: Dataset) -> dict[str, pl.DataFrame]:
     `weapon_abilities` rows are derived from each weapon's typed abilities (rows a
     parser already emitted collapse with them, being equal but for provenance).
 
-    Rows moved out for integrity are appended to the `quarantine` frame.
+    Rows moved out for integrity are appended to the `quarantine` frame. The cyclic GC is paused meanwhile:
+    the rows are ≈ 200k acyclic dicts, and its collections walked every record of the dataset
+    (docs/scaling.md).
     """
+    with cyclic_gc_paused():
+        return _build_frames(dataset)
+
+
+def _build_frames(dataset: Dataset) -> dict[str, pl.DataFrame]:
     records: dict[str, Sequence[Record]] = {m.TABLE: dataset.table(m.TABLE) for m in TABLE_MODELS}
     derived = weapon_ability_rows(dataset.records(Weapon))
     records[WeaponAbilityRow.TABLE] = [*dataset.records(WeaponAbilityRow), *derived]
