@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from pipeline.damage.buffers import Buffers, take_rows_columns
 from pipeline.damage.effective import EffectiveWeapons
 from pipeline.damage.engine import DamageKeys
 from pipeline.damage.profiles import TargetProfiles, distinct_rows
@@ -55,17 +56,10 @@ class UnitGrid:
     part_of: IntArray
     unit_of: IntArray
 
-    def gather(
-        self, name: str, keys: IntArray, targets: IntArray | None, buffers: dict[str, FloatArray] | None
-    ) -> FloatArray:
+    def gather(self, name: str, keys: IntArray, targets: IntArray | None, buffers: Buffers | None) -> FloatArray:
         """[len(keys), targets] of output `name` for these effective keys (into reused `buffers` when given)."""
         columns = self.unit_of if targets is None else self.unit_of[targets]
-        width = self.values[name].shape[1]
-        scratch = None if buffers is None else buffers.setdefault("_unit_rows", np.empty((len(keys), width)))
-        rows = np.take(self.values[name], self.part_of[keys], axis=0, out=scratch)
-        out = None if buffers is None else buffers.setdefault(name, np.empty((len(keys), len(columns))))
-        result: FloatArray = np.take(rows, columns, axis=1, out=out)
-        return result
+        return take_rows_columns(self.values[name], self.part_of[keys], columns, buffers, name)
 
 
 def _weapon_frame(effective: EffectiveWeapons, keys: DamageKeys, anti: list[str]) -> pl.DataFrame:

@@ -8,16 +8,22 @@ here, with the reason, before loading: a bad row never stops the run.
 from __future__ import annotations
 
 import json
+import types as types_module
+import typing
 from collections.abc import Iterable, Sequence
-from typing import Any
+from functools import cache
+from typing import Any, Literal, Union
 
 import polars as pl
+from pydantic import PlainSerializer, WrapSerializer
 
 from pipeline.dataset import Dataset
 from pipeline.frame_types import table_schema
 from pipeline.normalise.markup import strip_markup_columns, strip_markup_deep
+from pipeline.runtime import cyclic_gc_paused
 from pipeline.sources.accounting import clip
 from pipeline.store.ddl import FOREIGN_KEYS, MODEL_BY_TABLE, TABLE_MODELS
+from schemas.dice import Dice
 from schemas.records import QuarantineRow, Record, Weapon, WeaponAbilityRow
 
 PROVENANCE = ("source_id", "line")
@@ -60,11 +66,60 @@ def _keeps_markup(model: type[Record]) -> set[str]:
 
 def records_frame(model: type[Record], records: Iterable[Record]) -> pl.DataFrame:
     """A table's records as a frame with exactly the published columns and types; plain-text
-    columns stripped of markup (`normalise/markup.py`)."""
+    columns stripped of markup (`normalise/markup.py`). Built column by column from the attributes: the
+    values `row()` gives, without a dict per row (docs/scaling.md)."""
     schema = table_schema(model)
-    rows = [{k: _json_cell(v) for k, v in r.row().items()} for r in records]
-    frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+    rows = list(records)
+    if model.row is not Record.row:  # row() adds columns: take every column from it
+        dumped = [r.row() for r in rows]
+        columns = {name: [_json_cell(d.get(name)) for d in dumped] for name in schema}
+    else:
+        columns = {name: _field_values(rows, name, _field_kind(model, name)) for name in schema}
+    frame = pl.DataFrame(columns, schema=schema) if rows else pl.DataFrame(schema=schema)
     return strip_markup_columns(frame, _keeps_markup(model))
+
+
+FieldKind = Literal["plain", "dice", "json", "dump"]
+
+_PLAIN_TYPES = (str, int, float, bool, type(None))
+
+
+def _field_values(rows: list[Record], name: str, kind: FieldKind) -> list[Any]:
+    """One column as `row()` (`model_dump(mode="json")`) gives it, then JSON text for dict cells."""
+    if kind == "dump":
+        return [_json_cell(r.row()[name]) for r in rows]
+    values = [getattr(r, name) for r in rows]
+    if kind == "dice":
+        return [None if v is None else v.text for v in values]
+    return [_json_cell(v) for v in values] if kind == "json" else values
+
+
+@cache
+def _field_kind(model: type[Record], name: str) -> FieldKind:
+    """How a field's attribute becomes its JSON value: as it is (text, numbers, flags, literals, lists of
+    them), dice text (`DiceField`'s serializer), a dict (JSON text), or anything else through `row()`."""
+    field = model.model_fields[name]
+    serialised = any(isinstance(m, PlainSerializer | WrapSerializer) for m in field.metadata)
+    annotation = field.annotation
+    union = typing.get_origin(annotation) in (Union, types_module.UnionType)
+    types = [a for a in typing.get_args(annotation) if a is not type(None)] if union else [annotation]
+    if types == [Dice] and serialised:
+        return "dice"
+    if serialised or model.model_computed_fields:
+        return "dump"
+    if all(typing.get_origin(t) is dict for t in types):
+        return "json"
+    return "plain" if all(_is_plain(t) for t in types) else "dump"
+
+
+def _is_plain(annotation: Any) -> bool:
+    """A type whose values `model_dump(mode="json")` returns unchanged (or as an equal list)."""
+    origin = typing.get_origin(annotation)
+    if origin is Literal:
+        return all(isinstance(v, _PLAIN_TYPES) for v in typing.get_args(annotation))
+    if origin is list:
+        return all(_is_plain(a) for a in typing.get_args(annotation))
+    return annotation in _PLAIN_TYPES
 
 
 def _quarantine_frame(rows: pl.DataFrame, table: str, reason: str) -> list[QuarantineRow]:
@@ -120,8 +175,15 @@ def build_frames(dataset: Dataset) -> dict[str, pl.DataFrame]:
     `weapon_abilities` rows are derived from each weapon's typed abilities (rows a
     parser already emitted collapse with them, being equal but for provenance).
 
-    Rows moved out for integrity are appended to the `quarantine` frame.
+    Rows moved out for integrity are appended to the `quarantine` frame. The cyclic GC is paused meanwhile:
+    the rows are ≈ 200k acyclic dicts, and its collections walked every record of the dataset
+    (docs/scaling.md).
     """
+    with cyclic_gc_paused():
+        return _build_frames(dataset)
+
+
+def _build_frames(dataset: Dataset) -> dict[str, pl.DataFrame]:
     records: dict[str, Sequence[Record]] = {m.TABLE: dataset.table(m.TABLE) for m in TABLE_MODELS}
     derived = weapon_ability_rows(dataset.records(Weapon))
     records[WeaponAbilityRow.TABLE] = [*dataset.records(WeaponAbilityRow), *derived]

@@ -24,6 +24,7 @@ from pipeline.damage import (
     write_damage_matrix,
     write_damage_parquet,
 )
+from pipeline.damage.buffers import Buffers
 from pipeline.damage.inputs import WEAPON_ABILITY_SCHEMA
 from schemas.records import Points
 from tests.damage.builders import target, weapon
@@ -181,18 +182,21 @@ def test_a_matrix_written_in_row_groups_is_the_whole_matrix(
         assert grouped.read_bytes() == partition_path(tmp_path / "one", scenario).read_bytes()
 
 
+@pytest.mark.parametrize("reused", [False, True])
 @pytest.mark.parametrize("with_points", [True, False])
-def test_a_row_group_is_its_slice_of_the_scenario_matrix(with_points: bool) -> None:
+def test_a_row_group_is_its_slice_of_the_scenario_matrix(with_points: bool, reused: bool) -> None:
     """Built with NumPy and Arrow: the values, nulls (no points: no damage per 100 points) and order of the
-    Polars matrix, ids as strings."""
+    Polars matrix, ids as strings; the same when one set of buffers serves slices of 0, 7, 2, 1 and 6 weapons
+    in turn (each table read before the next is built)."""
     w, a, t, p = frames()
     computation = prepare_damage(w, a, t, p if with_points else p.clear())
     whole = (
         computation.matrix("charged").drop("scenario").with_columns(pl.col("weapon_id", "profile_id").cast(pl.String))
     )
     assert whole["damage_per_100_points"].null_count() == (0 if with_points else 77)
-    for start, stop in [(0, 0), (0, 77), (10, 23), (76, 77)]:
-        table = pl.from_arrow(computation.row_group("charged", start, stop))
+    buffers: Buffers | None = {} if reused else None
+    for start, stop in [(0, 0), (0, 77), (10, 23), (76, 77), (5, 60)]:
+        table = pl.from_arrow(computation.row_group("charged", start, stop, buffers))
         assert isinstance(table, pl.DataFrame)
         assert table.with_columns(pl.col("weapon_id", "profile_id").cast(pl.String)).equals(
             whole.slice(start, stop - start)

@@ -6,16 +6,20 @@ import copy
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
 
 from pipeline.dataset import Dataset
+from pipeline.frame_types import table_schema
+from pipeline.normalise.markup import strip_markup_columns
 from pipeline.normalise.weapon_abilities import parse_ability_list
 from pipeline.quality.suites import load_suites
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.store import build_frames, load_duckdb
 from pipeline.store.ddl import FOREIGN_KEYS, GATE_CHECKED_KEYS, MODEL_BY_TABLE, create_table_sql
+from pipeline.store.tables import _field_kind, _json_cell, _keeps_markup, records_frame
 from schemas import Datasheet, ModelProfile, Source, Weapon
-from schemas.records import WeaponAbilityRow
+from schemas.records import Record, SourceConflict, WeaponAbilityRow
 
 
 def _weapon(weapon_id: str, datasheet_id: str, line: int, damage: str = "1", abilities: str = "") -> Weapon:
@@ -162,3 +166,41 @@ def test_the_orphan_weapon_gate_names_the_weapon_duckdb_let_in() -> None:
     con.execute(f"INSERT INTO damage_vs_reference VALUES ('w1', {cell}), ('w9', {cell})")
     derived = {s.table: s for s in load_suites()}["damage_vs_reference"].derived_columns["unknown_weapon_id"]
     assert con.execute(f"SELECT {derived} AS o FROM damage_vs_reference t ORDER BY o").fetchall() == [("w9",), (None,)]
+
+
+def _frame_from_row_dicts(model: type[Record], records: list[Record]) -> pl.DataFrame:
+    """The frame as `records_frame` built it from one `row()` dict per record."""
+    rows = [{k: _json_cell(v) for k, v in r.row().items()} for r in records]
+    return strip_markup_columns(pl.DataFrame(rows, schema=table_schema(model), orient="row"), _keeps_markup(model))
+
+
+@pytest.mark.parametrize(
+    "records",
+    [
+        [
+            SourceConflict(
+                unit_id="u:a", field="toughness", values={"w:1": "<b>5</b>", "p:2": None}, chosen="5", reason="majority"
+            ),
+            SourceConflict(unit_id="u:b", field="name", values={}, chosen=None, reason="<i>only</i> one"),
+        ],
+        [_weapon("w:1", "d:1", 3, damage="D6+1", abilities="lethal hits, anti-infantry 4+"), _weapon("w:2", "d:1", 4)],
+        [
+            Datasheet(datasheet_id="d:1", name="<b>Boyz</b>", faction="Orks", source_id="t:1", line=1),
+            Datasheet(datasheet_id="d:2", name="Nobz", faction="Orks", role="Battleline", source_id="t:1"),
+        ],
+    ],
+    ids=["dict column", "row() adds columns", "plain"],
+)
+def test_records_frame_is_built_column_wise_as_from_row_dicts(records: list[Record]) -> None:
+    """Attributes straight into columns give the frame `row()`'s dicts gave: dicts as JSON text without
+    markup, dice as text, the means `Weapon.row()` adds, NULLs where a field is None."""
+    model = type(records[0])
+    frame = records_frame(model, records)
+    assert frame.equals(_frame_from_row_dicts(model, records))
+    assert frame.height == len(records)
+
+
+def test_field_kinds() -> None:
+    assert _field_kind(SourceConflict, "values") == "json"
+    assert _field_kind(SourceConflict, "chosen") == "plain"
+    assert _field_kind(Datasheet, "name") == "plain"
