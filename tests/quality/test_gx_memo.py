@@ -36,7 +36,9 @@ def broken_batches(broken_gate: tuple[str, Path]) -> Iterator[dict[str, tuple[pd
 
 
 def _expectation() -> object:
-    from great_expectations.expectations import ExpectColumnValuesToNotBeNull
+    from great_expectations.expectations.core.expect_column_values_to_not_be_null import (
+        ExpectColumnValuesToNotBeNull,
+    )
 
     return ExpectColumnValuesToNotBeNull(column="a")
 
