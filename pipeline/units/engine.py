@@ -34,7 +34,7 @@ from pipeline.units.families import representatives
 from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
 from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
-from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns
+from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns, padded_states
 from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
 from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
 from pipeline.units.solve import Step, capped_kernel, propagate
@@ -307,9 +307,11 @@ class UnitEngine:
         )
         view_ids, job_view = np.unique(batch.views, return_inverse=True)
         view_targets = [targets[v] for v in view_ids.tolist()]
-        summaries = views(
-            view_targets, [self.layout(t, batch.two_lines, batch.body, batch.leader) for t in view_targets]
-        )
+        layouts = [self.layout(t, batch.two_lines, batch.body, batch.leader) for t in view_targets]
+        own = [
+            batch.body * batch.leader if batch.two_lines else padded_states(t.total_wounds + 1) for t in view_targets
+        ]
+        summaries = views(view_targets, layouts, own)
         return solve_tree(defs, batch_steps, batch.job_defence, local_chains, summaries, job_view, distributions)
 
     # --- batches -----------------------------------------------------------------------------------------

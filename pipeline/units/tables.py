@@ -160,9 +160,11 @@ class Views:
     by_group: FloatArray  # [V, S, max groups]
     wounds: FloatArray  # [V, S] wounds lost, capped at the defence's total
     models: IntArray  # [V]
+    total: IntArray  # [V] the defence's wounds (its wipe state)
+    width: IntArray  # [V] states its summary needs: its own padded states (<= S)
 
 
-def views(targets: list[TargetUnit], layouts: list[StateLayout]) -> Views:
+def views(targets: list[TargetUnit], layouts: list[StateLayout], widths: list[int]) -> Views:
     width = max(len(t.all_groups) for t in targets)
     by_group = np.zeros((len(targets), layouts[0].slain.shape[0], width))
     for d, lay in enumerate(layouts):
@@ -170,7 +172,8 @@ def views(targets: list[TargetUnit], layouts: list[StateLayout]) -> Views:
     total = np.array([t.total_wounds for t in targets], dtype=np.int64)
     wounds = np.minimum(np.stack([lay.wounds for lay in layouts]), total[:, None]).astype(np.float64)
     slain = np.stack([lay.slain for lay in layouts])
-    return Views(slain, by_group, wounds, np.array([t.models for t in targets], dtype=np.int64))
+    models = np.array([t.models for t in targets], dtype=np.int64)
+    return Views(slain, by_group, wounds, models, total, np.minimum(widths, slain.shape[1]).astype(np.int64))
 
 
 def kernels(

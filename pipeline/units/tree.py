@@ -19,7 +19,7 @@ import numpy as np
 from pipeline.units.counts import FloatArray
 from pipeline.units.layout import IntArray
 from pipeline.units.model import Weapon
-from pipeline.units.results import Summary, summarise_states
+from pipeline.units.results import Summary, merge, summarise_states
 from pipeline.units.solve import Kernel, Step, resolve_devastating, run_step
 from pipeline.units.tables import Defences, Views, kernels, loss_tails, take
 
@@ -433,8 +433,7 @@ def _leaves(
     n_views = len(views.models)
     combos, job_row = np.unique(job_leaf * n_views + job_view, return_inverse=True)
     leaf, view = combos // n_views, combos % n_views
-    summary = summarise_states(final[leaf], views.slain[view], views.by_group[view], views.wounds[view],
-                               views.models[view])  # fmt: skip
+    summary = _view_summaries(final, leaf, view, views)
     return Summary(
         summary.slain_dist[job_row] if distributions else np.zeros((len(job_row), 0)),
         summary.models[job_row],
@@ -442,6 +441,24 @@ def _leaves(
         summary.wounds_lost[job_row],
         summary.stats[job_row],
     )
+
+
+def _view_summaries(final: FloatArray, leaf: IntArray, view: IntArray, views: Views) -> Summary:
+    """Summaries of (leaf, view) rows; a smaller family member's rows are lumped onto its own padded states
+    first (its wipe state takes the mass beyond it), so that they cost what they cost before the family."""
+    width = views.width[view]
+    parts: list[tuple[IntArray, Summary]] = []
+    for w in np.unique(width).tolist():
+        rows = np.flatnonzero(width == w)
+        states, v = final[leaf[rows]], view[rows]
+        if w < states.shape[1]:
+            end, index = views.total[v], np.arange(len(rows))
+            wiped = np.cumsum(states[:, ::-1], axis=1)[:, ::-1][index, end]
+            states = np.where(np.arange(w) < end[:, None], states[:, :w], 0.0)
+            states[index, end] = wiped
+        args = (views.slain[v, :w], views.by_group[v, :w], views.wounds[v, :w], views.models[v])
+        parts.append((rows, summarise_states(states, *args)))
+    return parts[0][1] if len(parts) == 1 else merge(parts, len(leaf))
 
 
 def _dev_kernels(defs: Defences, steps: BatchSteps, combos: IntArray) -> Kernel:
