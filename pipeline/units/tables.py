@@ -165,6 +165,8 @@ class Views:
 
 
 def views(targets: list[TargetUnit], layouts: list[StateLayout], widths: list[int]) -> Views:
+    """The targets' layouts in the batch's shape, wounds lost capped at each target's wounds; `widths`: each
+    target's own padded states."""
     width = max(len(t.all_groups) for t in targets)
     by_group = np.zeros((len(targets), layouts[0].slain.shape[0], width))
     for d, lay in enumerate(layouts):
