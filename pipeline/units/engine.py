@@ -30,15 +30,16 @@ from pipeline.units.counts import (
     mixture,
     power,
 )
+from pipeline.units.families import representatives
 from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
 from pipeline.units.model import AttackEntry, AttackSide, ModelGroup, Phase, TargetUnit, Weapon
-from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns
+from pipeline.units.plan import Batch, batches, chain_table, line_states, pad_columns, padded_states
 from pipeline.units.results import Matchups, Summary, assemble, merge, summarise
 from pipeline.units.signature import anti_keywords, attack_signature, defence_signature
 from pipeline.units.solve import Step, capped_kernel, propagate
 from pipeline.units.steps import StepKey, ordered_steps
-from pipeline.units.tables import LostCache, defences, loss_tables
+from pipeline.units.tables import LostCache, defences, loss_tables, views
 from pipeline.units.tree import BatchSteps, PmfShapes, solve_tree
 
 MAX_BATCH_CELLS = 1 << 21
@@ -195,11 +196,23 @@ class UnitEngine:
         precise = np.array([w.precision for w, _ in self.step_list] + [False])
         attached = np.array([t.attached for t in targets])
         two_lines = attached[job_defence] & np.any((chains >= 0) & precise[chains], axis=1)
-        work = sorted(batches(job_defence, phase_of[job_attack], two_lines, targets), key=lambda b: -len(b.jobs))
+        solved = self._family_defences(targets, job_defence, chains)
+        planned = batches(solved, phase_of[job_attack], two_lines, targets, job_defence)
+        work = sorted(planned, key=lambda b: -len(b.jobs))
         if self.workers > 1 and len(work) > 1:
             return merge(self._solve_parallel(work, targets, chains, distributions), len(job_attack))
         parts = [(b.jobs, self._solve_tree(b, targets, chains[b.jobs], distributions)) for b in work]
         return merge(parts, len(job_attack))
+
+    def _family_defences(self, targets: Sequence[TargetUnit], job_defence: IntArray, chains: IntArray) -> IntArray:
+        """Per job, the defence its tree is solved on: the largest member of its family (`families.py`) that
+        reads the same wound counts (the same Blast bonus when the job has a Blast step)."""
+        contexts = np.array([self.context(t)[1:] for t in targets], dtype=np.int64).reshape(-1, 2)
+        reps = representatives(targets, contexts)
+        blast = np.array([w.blast for w, _ in self.step_list] + [False])
+        with_blast = np.any((chains >= 0) & blast[chains], axis=1)
+        solved: IntArray = reps[with_blast.astype(np.int64), job_defence]
+        return solved
 
     def _solve_parallel(
         self, work: list[Batch], targets: Sequence[TargetUnit], chains: IntArray, distributions: bool
@@ -292,7 +305,14 @@ class UnitEngine:
         batch_steps = BatchSteps(
             weapon, uses, precise, list(weapon_index), count_ids, self.count_pmfs, normal, devastating, self.pmf_shapes
         )
-        return solve_tree(defs, batch_steps, batch.job_defence, local_chains, distributions)
+        view_ids, job_view = np.unique(batch.views, return_inverse=True)
+        view_targets = [targets[v] for v in view_ids.tolist()]
+        layouts = [self.layout(t, batch.two_lines, batch.body, batch.leader) for t in view_targets]
+        own = [
+            batch.body * batch.leader if batch.two_lines else padded_states(t.total_wounds + 1) for t in view_targets
+        ]
+        summaries = views(view_targets, layouts, own)
+        return solve_tree(defs, batch_steps, batch.job_defence, local_chains, summaries, job_view, distributions)
 
     # --- batches -----------------------------------------------------------------------------------------
 

@@ -63,6 +63,7 @@ class Batch:
     jobs: IntArray
     defences: IntArray  # distinct defence ids of the batch (its local defence order)
     job_defence: IntArray  # per job, index into `defences`
+    views: IntArray  # per job, the defence id its summary is for (a smaller member of a family, or the same)
 
 
 def batches(
@@ -70,8 +71,11 @@ def batches(
     job_phase: IntArray,
     job_two_lines: np.ndarray,
     defences: Sequence[TargetUnit],
+    job_view: IntArray | None = None,
 ) -> Iterator[Batch]:
-    """Group jobs by (phase, lines, padded states), then cut at defence boundaries."""
+    """Group jobs by (phase, lines, padded states), then cut at defence boundaries; `job_view`: the defence
+    each job's summary is for (default: the one it is solved on)."""
+    views = job_defence if job_view is None else job_view
     phases = list(Phase)
     n_def = int(job_defence.max(initial=0)) + 1
     combined = (job_phase * 2 + job_two_lines.astype(np.int64)) * n_def + job_defence
@@ -89,7 +93,7 @@ def batches(
         for begin, end in _cuts(job_defence[order], cut):
             jobs = order[begin:end]
             local, job_local = np.unique(job_defence[jobs], return_inverse=True)
-            yield Batch(phases[phase], two, body, leader, jobs, local, job_local)
+            yield Batch(phases[phase], two, body, leader, jobs, local, job_local, views[jobs])
 
 
 def _cuts(sorted_defence: IntArray, size: int) -> Iterator[tuple[int, int]]:

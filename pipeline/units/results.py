@@ -36,7 +36,7 @@ def summarise_states(
     final: FloatArray, slain: IntArray, by_state: FloatArray, wounds: FloatArray, models: IntArray
 ) -> Summary:
     """Final state distributions [B, S] -> Summary, given per row the slain count [B, S] and slain per group
-    [B, S, G] of each state, the wounds lost per state [S] and the models [B]."""
+    [B, S, G] of each state, the wounds lost per state ([S], or per row [B, S]) and the models [B]."""
     batch = final.shape[0]
     width = int(slain.max(initial=0)) + 1
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
@@ -53,7 +53,8 @@ def summarise_states(
         ],
         axis=1,
     )
-    return Summary(dist, models, by_group, weighted_rows(final, wounds), stats)
+    lost: FloatArray = np.einsum("bs,bs->b", final, wounds) if wounds.ndim == 2 else weighted_rows(final, wounds)
+    return Summary(dist, models, by_group, lost, stats)
 
 
 def weighted_rows(rows: FloatArray, weights: FloatArray) -> FloatArray:

@@ -151,6 +151,33 @@ def defences(targets: list[TargetUnit], layouts: list[StateLayout], two_lines: b
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Views:
+    """What the summaries read of the defences they are for, in a batch's padded state shape: a smaller member
+    of a family reads its representative's states (beyond its own wipe: all dead, wounds lost capped)."""
+
+    slain: IntArray  # [V, S]
+    by_group: FloatArray  # [V, S, max groups]
+    wounds: FloatArray  # [V, S] wounds lost, capped at the defence's total
+    models: IntArray  # [V]
+    total: IntArray  # [V] the defence's wounds (its wipe state)
+    width: IntArray  # [V] states its summary needs: its own padded states (<= S)
+
+
+def views(targets: list[TargetUnit], layouts: list[StateLayout], widths: list[int]) -> Views:
+    """The targets' layouts in the batch's shape, wounds lost capped at each target's wounds; `widths`: each
+    target's own padded states."""
+    width = max(len(t.all_groups) for t in targets)
+    by_group = np.zeros((len(targets), layouts[0].slain.shape[0], width))
+    for d, lay in enumerate(layouts):
+        by_group[d, :, : lay.slain_by_group.shape[1]] = lay.slain_by_group
+    total = np.array([t.total_wounds for t in targets], dtype=np.int64)
+    wounds = np.minimum(np.stack([lay.wounds for lay in layouts]), total[:, None]).astype(np.float64)
+    slain = np.stack([lay.slain for lay in layouts])
+    models = np.array([t.models for t in targets], dtype=np.int64)
+    return Views(slain, by_group, wounds, models, total, np.minimum(widths, slain.shape[1]).astype(np.int64))
+
+
 def kernels(
     table: FloatArray, tails: FloatArray, weapon: IntArray, defence: IntArray, alloc: Allocations, defs: Defences
 ) -> Kernel:

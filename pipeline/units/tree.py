@@ -19,9 +19,9 @@ import numpy as np
 from pipeline.units.counts import FloatArray
 from pipeline.units.layout import IntArray
 from pipeline.units.model import Weapon
-from pipeline.units.results import Summary, summarise_states
+from pipeline.units.results import Summary, merge, summarise_states
 from pipeline.units.solve import Kernel, Step, resolve_devastating, run_step
-from pipeline.units.tables import Defences, kernels, loss_tails, take
+from pipeline.units.tables import Defences, Views, kernels, loss_tails, take
 
 CHUNK_CELLS = 1 << 16
 """Nodes x pending combinations x states per chunk: small enough to stay in cache."""
@@ -160,9 +160,11 @@ class Tree:
 
 
 def solve_tree(
-    defs: Defences, steps: BatchSteps, job_defence: IntArray, chains: IntArray, distributions: bool = True
-) -> Summary:
-    """Summary per job (rows in job order) of jobs = (defence index, chain of local step ids, -1 padded)."""
+    defs: Defences, steps: BatchSteps, job_defence: IntArray, chains: IntArray, views: Views, job_view: IntArray,
+    distributions: bool = True,
+) -> Summary:  # fmt: skip
+    """Summary per job (rows in job order) of jobs = (defence index, chain of local step ids, -1 padded), each
+    summarised for its view (index into `views`: the defence itself, or a smaller member of its family)."""
     n_def, size = len(defs.targets), defs.size
     tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, chains.shape[1]), -1), [()], {})
     store = Store()
@@ -180,7 +182,7 @@ def solve_tree(
         first = len(tree.defence)
         current[active] = first + inverse
         _grow_level(defs, steps, tree, store, unique // n_steps, unique % n_steps)
-    return _leaves(defs, steps, tree, store, current, distributions)
+    return _leaves(defs, steps, tree, store, current, views, job_view, distributions)
 
 
 def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, parent: IntArray, step: IntArray) -> None:
@@ -410,9 +412,10 @@ def _combine(parts: list[tuple[IntArray, Kernel]], n: int) -> Kernel:
 
 
 def _leaves(
-    defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: IntArray, distributions: bool
-) -> Summary:
-    """Resolve each leaf's pending devastating wounds, summarise, and map leaves back to jobs."""
+    defs: Defences, steps: BatchSteps, tree: Tree, store: Store, current: IntArray, views: Views, job_view: IntArray,
+    distributions: bool,
+) -> Summary:  # fmt: skip
+    """Resolve each leaf's pending devastating wounds, summarise per distinct (leaf, view), map back to jobs."""
     leaves, job_leaf = np.unique(current, return_inverse=True)
     final = np.zeros((len(leaves), defs.size))
     patterns = tree.pattern[leaves]
@@ -427,15 +430,35 @@ def _leaves(
             states = store.gather(nodes)
             axes = [_dev_kernels(defs, steps, tree.axes[nodes, i]) for i in range(len(sizes))]
             final[rows] = resolve_devastating(axes, sizes, states)[:, 0, :]
-    defence = tree.defence[leaves]
-    summary = summarise_states(final, defs.slain[defence], defs.by_group[defence], defs.wounds, defs.models[defence])
+    n_views = len(views.models)
+    combos, job_row = np.unique(job_leaf * n_views + job_view, return_inverse=True)
+    leaf, view = combos // n_views, combos % n_views
+    summary = _view_summaries(final, leaf, view, views)
     return Summary(
-        summary.slain_dist[job_leaf] if distributions else np.zeros((len(job_leaf), 0)),
-        summary.models[job_leaf],
-        summary.slain_by_group[job_leaf],
-        summary.wounds_lost[job_leaf],
-        summary.stats[job_leaf],
+        summary.slain_dist[job_row] if distributions else np.zeros((len(job_row), 0)),
+        summary.models[job_row],
+        summary.slain_by_group[job_row],
+        summary.wounds_lost[job_row],
+        summary.stats[job_row],
     )
+
+
+def _view_summaries(final: FloatArray, leaf: IntArray, view: IntArray, views: Views) -> Summary:
+    """Summaries of (leaf, view) rows; a smaller family member's rows are lumped onto its own padded states
+    first (its wipe state takes the mass beyond it), so that they cost what they cost before the family."""
+    width = views.width[view]
+    parts: list[tuple[IntArray, Summary]] = []
+    for w in np.unique(width).tolist():
+        rows = np.flatnonzero(width == w)
+        states, v = final[leaf[rows]], view[rows]
+        if w < states.shape[1]:
+            end, index = views.total[v], np.arange(len(rows))
+            wiped = np.cumsum(states[:, ::-1], axis=1)[:, ::-1][index, end]
+            states = np.where(np.arange(w) < end[:, None], states[:, :w], 0.0)
+            states[index, end] = wiped
+        args = (views.slain[v, :w], views.by_group[v, :w], views.wounds[v, :w], views.models[v])
+        parts.append((rows, summarise_states(states, *args)))
+    return parts[0][1] if len(parts) == 1 else merge(parts, len(leaf))
 
 
 def _dev_kernels(defs: Defences, steps: BatchSteps, combos: IntArray) -> Kernel:
