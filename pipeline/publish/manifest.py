@@ -79,7 +79,7 @@ def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
     """The rows as text (DuckDB's cast), sorted by Arrow (bytewise, as DuckDB's ORDER BY of VARCHAR), each with
     a newline (added by Arrow, slice by slice) and hashed straight from Arrow's string buffers; the last newline
     is held back, so the hash is that of the rows joined by newlines, with no Python string per row."""
-    rows = one_array(con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t").to_arrow_table().column(0))
+    rows = con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t").to_arrow_table().column(0).combine_chunks()
     order = pc.sort_indices(rows)
     digest, held = hashlib.sha256(), memoryview(b"")
     for start in range(0, len(order), _HASH_SLICE):
@@ -90,17 +90,6 @@ def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
             digest.update(data[:-1])
             held = data[-1:]
     return digest.hexdigest()
-
-
-#: Bytes a `string` array (32-bit offsets) can hold; a larger table's text is combined as `large_string`.
-STRING_LIMIT = 2**31 - 1
-
-
-def one_array(text: pa.ChunkedArray, limit: int = STRING_LIMIT) -> pa.Array:
-    """The chunks as one array for Arrow's sort, with 64-bit offsets when the text outgrows 32-bit ones."""
-    if text.nbytes > limit:
-        text = text.cast(pa.large_string())
-    return text.combine_chunks()
 
 
 def _utf8_bytes(column: pa.Array) -> memoryview:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
-from pipeline.publish.manifest import duckdb_content_hashes, one_array
+from pipeline.publish.manifest import duckdb_content_hashes
 
 TABLES = {
     "big": "SELECT i, 'row ' || (i % 977) AS name, [i, NULL] AS xs FROM range(150000) r(i)",  # several batches
@@ -35,11 +34,3 @@ def test_streamed_hashes_equal_the_sql_definition(tmp_path: Path) -> None:
     con.close()
     assert duckdb_content_hashes(db) == expected
     assert expected["empty"] == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"  # sha256 of ''
-
-
-def test_text_past_the_32_bit_limit_is_combined_with_64_bit_offsets() -> None:
-    """Over 2 GiB of row text (offsets past 32 bits) goes to `large_string`; under it, the cheaper `string`."""
-    text = pa.chunked_array([["b", "a"], ["é"]])
-    small, large = one_array(text), one_array(text, limit=text.nbytes - 1)
-    assert small.type == pa.string() and large.type == pa.large_string()
-    assert large.to_pylist() == small.to_pylist() == ["b", "a", "é"]
