@@ -54,8 +54,8 @@ def file_hashes(release: Path, known: Mapping[str, str] | None = None) -> dict[s
 def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
     """sha256 of each base table's rows (as text, sorted, one a line): equal contents, equal hash.
 
-    The hash of `string_agg(row, chr(10) ORDER BY row)`, never that string itself: DuckDB casts the rows
-    to text, Arrow sorts them (byte order, as DuckDB's) and they are hashed slice by slice.
+    Rows are streamed from DuckDB's sort into the hash batch by batch (the hash of
+    `string_agg(row, chr(10) ORDER BY row)`, never that string itself).
     """
     con = duckdb.connect(str(db_path), read_only=True)
     try:
@@ -71,20 +71,13 @@ def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
         con.close()
 
 
-#: Rows joined and hashed at a time (the sorted copy held is one slice, not the table).
-_HASH_SLICE = 65536
-
-
 def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """The rows as text (DuckDB's cast), sorted by Arrow (bytewise, as DuckDB's ORDER BY of VARCHAR), each with
-    a newline (added by Arrow, slice by slice) and hashed straight from Arrow's string buffers; the last newline
-    is held back, so the hash is that of the rows joined by newlines, with no Python string per row."""
-    rows = con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t").to_arrow_table().column(0).combine_chunks()
-    order = pc.sort_indices(rows)
+    """The rows as text, sorted, each with a newline (added by Arrow, batch by batch) and hashed straight
+    from Arrow's string buffers; the last newline is held back, so the hash is that of the rows joined by
+    newlines, with no Python string per row."""
     digest, held = hashlib.sha256(), memoryview(b"")
-    for start in range(0, len(order), _HASH_SLICE):
-        sorted_slice = rows.take(order.slice(start, _HASH_SLICE))
-        data = _utf8_bytes(pc.binary_join_element_wise(sorted_slice, "\n", ""))  # each row and its newline
+    for batch in con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t ORDER BY r").to_arrow_reader(65536):
+        data = _utf8_bytes(pc.binary_join_element_wise(batch.column(0), "\n", ""))  # each row and its newline
         if data:
             digest.update(held)
             digest.update(data[:-1])
