@@ -99,22 +99,19 @@ class Allocations:
 
 @dataclass(frozen=True, slots=True)
 class Defences:
-    """The batch's defences in one padded state shape, with what the summary reads."""
+    """The batch's defences in one padded state shape, as the steps allocate to them (the summaries read
+    `Views`)."""
 
     targets: list[TargetUnit]
     groups: list[ModelGroup]
     normal: Allocations
     precision: Allocations
-    slain: IntArray  # [D, S]
-    by_group: FloatArray  # [D, S, max groups]
-    wounds: FloatArray  # [S]
-    models: IntArray  # [D]
     stride: int
     two_lines: bool
 
     @property
     def size(self) -> int:
-        return int(self.slain.shape[1])
+        return int(self.normal.group.shape[1])
 
 
 def defences(targets: list[TargetUnit], layouts: list[StateLayout], two_lines: bool) -> Defences:
@@ -133,22 +130,7 @@ def defences(targets: list[TargetUnit], layouts: list[StateLayout], two_lines: b
         )
         return Allocations(group, np.stack([a.remaining for a in allocs]), np.stack([a.leader for a in allocs]))
 
-    width = max(len(ids) for ids in local)
-    by_group = np.zeros((len(targets), layouts[0].slain.shape[0], width))
-    for d, lay in enumerate(layouts):
-        by_group[d, :, : lay.slain_by_group.shape[1]] = lay.slain_by_group
-    return Defences(
-        targets,
-        list(index),
-        stack("normal"),
-        stack("precision"),
-        np.stack([lay.slain for lay in layouts]),
-        by_group,
-        layouts[0].wounds.astype(np.float64),
-        np.array([t.models for t in targets], dtype=np.int64),
-        layouts[0].stride,
-        two_lines,
-    )
+    return Defences(targets, list(index), stack("normal"), stack("precision"), layouts[0].stride, two_lines)
 
 
 @dataclass(frozen=True, slots=True)
