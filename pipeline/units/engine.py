@@ -20,16 +20,8 @@ import numpy as np
 from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, Scenario
 from pipeline.runtime import fork_pool
 from pipeline.units.choices import ChoiceResolver, first_best
-from pipeline.units.counts import (
-    FloatArray,
-    WoundContext,
-    attack_outcome,
-    attacks_per_model,
-    can_attack,
-    count_key,
-    mixture,
-    power,
-)
+from pipeline.units.count_cache import SHARED, SharedCounts
+from pipeline.units.counts import FloatArray, WoundContext, count_key
 from pipeline.units.families import representatives
 from pipeline.units.layout import IntArray, StateLayout, one_line_layout, two_line_layout
 from pipeline.units.losses import wound_losses
@@ -69,9 +61,12 @@ class Job:
 class UnitEngine:
     """Caches per scenario: wound counts, per-wound losses and state layouts, shared by every pair."""
 
-    def __init__(self, scenario: Scenario | str = "default", workers: int = 1) -> None:
+    def __init__(
+        self, scenario: Scenario | str = "default", workers: int = 1, shared: SharedCounts | None = None
+    ) -> None:
         self.scenario = SCENARIO_DEFINITIONS[scenario] if isinstance(scenario, str) else scenario
         self.workers = workers
+        self.shared = SHARED if shared is None else shared  # count pmfs of every engine of the process
         self._contexts: dict[TargetUnit, tuple[WoundContext, int, int]] = {}
         self._context_ids: dict[WoundContext, int] = {}
         self._losses: dict[tuple[Weapon, ModelGroup, Phase], tuple[FloatArray, FloatArray]] = {}
@@ -79,7 +74,6 @@ class UnitEngine:
         self.contexts: list[WoundContext] = []
         self._count_keys: dict[tuple[Weapon, int], tuple[object, ...]] = {}
         self._count_ids: dict[tuple[Weapon, int, tuple[object, ...]], int] = {}
-        self._per_model: dict[tuple[Weapon, tuple[object, ...]], FloatArray] = {}
         self.count_pmfs: list[FloatArray] = []
         self.pmf_shapes = PmfShapes(self.count_pmfs)
         self.step_ids: dict[StepKey, int] = {}
@@ -117,18 +111,8 @@ class UnitEngine:
         found = self._count_ids.get(key)
         if found is None:
             found = self._count_ids[key] = len(self.count_pmfs)
-            self.count_pmfs.append(self._wound_counts(weapon, uses, self.contexts[context], ckey))
+            self.count_pmfs.append(self.shared.wound_counts(weapon, uses, self.contexts[context], ckey))
         return found
-
-    def _wound_counts(self, weapon: Weapon, uses: int, ctx: WoundContext, ckey: tuple[object, ...]) -> FloatArray:
-        """`counts.wound_counts`, the one-model pmf cached per (weapon, count key)."""
-        if not can_attack(weapon, ctx.scenario):
-            return np.ones((1, 1))
-        per_model = self._per_model.get((weapon, ckey))
-        if per_model is None:
-            per_model = mixture(attacks_per_model(weapon, ctx), attack_outcome(weapon, ctx))
-            self._per_model[(weapon, ckey)] = per_model
-        return power(per_model, uses)
 
     def step_id(self, step: StepKey) -> int:
         if step not in self.step_ids:

@@ -1,0 +1,98 @@
+"""Wound-count pmfs shared by every engine of a process: across batches, partitions and scenarios.
+
+A count pmf reads only some fields of the weapon (not its id, AP, Damage, Melta,
+Ignores Cover or Precision), the count key (`counts.count_key`: what it reads of
+the target and the scenario's hit and wound modifiers) and, for Rapid Fire, half
+range. Keyed on exactly that, two profiles that differ only in what a wound does
+afterwards share their counts, and so do the scenarios that leave them unchanged
+(cover, and any rule the weapon lacks). The values are the ones `counts.wound_counts`
+computes, the same arithmetic. Docs: `docs/units.md`, "Counts shared across engines".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.units.counts import (
+    FloatArray,
+    WoundContext,
+    attack_outcome,
+    attacks_per_model,
+    can_attack,
+    mixture,
+    power,
+)
+from pipeline.units.model import Weapon
+from schemas.dice import Dice
+
+COUNT_FIELDS = (
+    "attacks",
+    "skill",
+    "strength",
+    "ranged",
+    "torrent",
+    "sustained_hits",
+    "lethal_hits",
+    "devastating_wounds",
+    "anti",
+    "twin_linked",
+    "blast",
+    "rapid_fire",
+    "lance",
+    "heavy",
+    "indirect_fire",
+)
+"""The weapon fields the wound counts read (`counts.attack_outcome`, `attacks_per_model`, `can_attack`)."""
+
+LIMIT = 1 << 16
+"""Pmfs kept per table before it is emptied (a few KB each: a bound on memory, never reached on the corpus)."""
+
+CountKey = tuple[object, ...]
+
+
+class SharedCounts:
+    """Per-model pmfs and their powers per uses, keyed by what they read."""
+
+    def __init__(self, fields: tuple[str, ...] = COUNT_FIELDS, limit: int = LIMIT) -> None:
+        self.fields = fields
+        self.limit = limit
+        self._weapons: dict[Weapon, tuple[object, ...]] = {}
+        self._per_model: dict[CountKey, FloatArray] = {}
+        self._counts: dict[tuple[CountKey, int], FloatArray] = {}
+
+    def wound_counts(self, weapon: Weapon, uses: int, ctx: WoundContext, ckey: CountKey) -> FloatArray:
+        """`counts.wound_counts(weapon, uses, ctx)` given its count key `ckey` (`counts.count_key`)."""
+        if not can_attack(weapon, ctx.scenario):
+            return np.ones((1, 1))
+        base = (self._fields(weapon), ckey, bool(weapon.rapid_fire and ctx.scenario.half_range))
+        found = self._counts.get((base, uses))
+        if found is None:
+            per_model = self._per_model.get(base)
+            if per_model is None:
+                per_model = mixture(attacks_per_model(weapon, ctx), attack_outcome(weapon, ctx))
+                self._per_model[base] = per_model
+            found = power(per_model, uses)
+            self._counts[(base, uses)] = found
+            self._bound()
+        return found
+
+    def _fields(self, weapon: Weapon) -> tuple[object, ...]:
+        """The weapon as the counts read it (dice as plain tuples: cheaper to hash than the models)."""
+        found = self._weapons.get(weapon)
+        if found is None:
+            values = (getattr(weapon, name) for name in self.fields)
+            found = self._weapons[weapon] = tuple((v.n, v.sides, v.plus) if isinstance(v, Dice) else v for v in values)
+        return found
+
+    def _bound(self) -> None:
+        if len(self._counts) > self.limit or len(self._per_model) > self.limit or len(self._weapons) > self.limit:
+            self._counts.clear()
+            self._per_model.clear()
+            self._weapons.clear()
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+
+SHARED = SharedCounts()
+"""The process's table (forked workers inherit what the parent computed)."""
