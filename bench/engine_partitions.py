@@ -55,11 +55,13 @@ def largest_difference(before: pa.Table, after: pa.Table) -> float:
 def run(options: list[Any], repeats: int, save: Path | None, compare: Path | None) -> None:
     from pipeline import config
     from pipeline.matchups.partition import _ENGINES, MatchupInputs, compute_matchup_partition
+    from pipeline.units.count_cache import SHARED
 
     inputs = MatchupInputs(options, workers=1, max_pairs=config.MATCHUP_MAX_PAIRS)
     keys = {(k.attacker_faction, k.chunk): k for k in inputs.keys(["default"])}
     for repeat in range(repeats):
         _ENGINES.clear()  # a fresh engine per repeat: its caches are built inside the timing, as in a worker
+        SHARED.clear()  # and the process's shared count pmfs
         cpu_total, rows_total = 0.0, 0
         for faction, chunk in PARTITIONS:
             start = time.process_time()

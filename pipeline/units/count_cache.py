@@ -1,12 +1,12 @@
 """Wound-count pmfs shared by every engine of a process: across batches, partitions and scenarios.
 
-A count pmf reads only some fields of the weapon (not its id, AP, Damage, Melta,
-Ignores Cover or Precision), the count key (`counts.count_key`: what it reads of
-the target and the scenario's hit and wound modifiers) and, for Rapid Fire, half
-range. Keyed on exactly that, two profiles that differ only in what a wound does
-afterwards share their counts, and so do the scenarios that leave them unchanged
-(cover, and any rule the weapon lacks). The values are the ones `counts.wound_counts`
-computes, the same arithmetic. Docs: `docs/units.md`, "Counts shared across engines".
+A count pmf reads the count key (`counts.count_key`: the hit chances, the wound
+roll needed per Strength value, the critical threshold, Blast's bonus), a few more
+fields of the weapon (`COUNT_FIELDS`) and, at half range, Rapid Fire. Keyed on
+exactly that, profiles that differ only in what a wound does afterwards (AP,
+Damage, Melta...) share their counts, and so do the scenarios that leave them
+unchanged (cover, and any rule the weapon lacks). The values are the ones
+`counts.wound_counts` computes, the same arithmetic. Docs: `docs/units.md`, "Counts shared across engines".
 """
 
 from __future__ import annotations
@@ -25,24 +25,11 @@ from pipeline.units.counts import (
 from pipeline.units.model import Weapon
 from schemas.dice import Dice
 
-COUNT_FIELDS = (
-    "attacks",
-    "skill",
-    "strength",
-    "ranged",
-    "torrent",
-    "sustained_hits",
-    "lethal_hits",
-    "devastating_wounds",
-    "anti",
-    "twin_linked",
-    "blast",
-    "rapid_fire",
-    "lance",
-    "heavy",
-    "indirect_fire",
-)
-"""The weapon fields the wound counts read (`counts.attack_outcome`, `attacks_per_model`, `can_attack`)."""
+COUNT_FIELDS = ("attacks", "strength", "sustained_hits", "lethal_hits", "devastating_wounds", "twin_linked")
+"""The weapon fields the wound counts read beyond the count key, which already holds the rest: skill, Torrent,
+ranged, Heavy, Indirect Fire (the hit chances), Lance and Strength's values (the wound roll needed per value;
+Strength's weights are here), Anti (the critical threshold), Blast (its bonus, 0 without Blast). Rapid Fire is
+read only at half range (added to the key there)."""
 
 LIMIT = 1 << 16
 """Pmfs kept per table before it is emptied (a few KB each: a bound on memory, never reached on the corpus)."""
@@ -64,7 +51,12 @@ class SharedCounts:
         """`counts.wound_counts(weapon, uses, ctx)` given its count key `ckey` (`counts.count_key`)."""
         if not can_attack(weapon, ctx.scenario):
             return np.ones((1, 1))
-        base = (self._fields(weapon), ckey, bool(weapon.rapid_fire and ctx.scenario.half_range))
+        rapid_fire = weapon.rapid_fire if ctx.scenario.half_range else None
+        base = (
+            self._fields(weapon),
+            ckey,
+            None if rapid_fire is None else (rapid_fire.n, rapid_fire.sides, rapid_fire.plus),
+        )
         found = self._counts.get((base, uses))
         if found is None:
             per_model = self._per_model.get(base)
@@ -86,9 +78,12 @@ class SharedCounts:
 
     def _bound(self) -> None:
         if len(self._counts) > self.limit or len(self._per_model) > self.limit or len(self._weapons) > self.limit:
-            self._counts.clear()
-            self._per_model.clear()
-            self._weapons.clear()
+            self.clear()
+
+    def clear(self) -> None:
+        self._counts.clear()
+        self._per_model.clear()
+        self._weapons.clear()
 
     def __len__(self) -> int:
         return len(self._counts)
