@@ -19,7 +19,7 @@ from pipeline.units.counts import (
     attack_outcome,
     attacks_per_model,
     can_attack,
-    mixture,
+    mixture_of_powers,
     power,
 )
 from pipeline.units.model import Weapon
@@ -44,7 +44,9 @@ class SharedCounts:
         self.fields = fields
         self.limit = limit
         self._weapons: dict[Weapon, tuple[object, ...]] = {}
+        self._outcome_fields: dict[Weapon, tuple[object, ...]] = {}
         self._per_model: dict[CountKey, FloatArray] = {}
+        self._outcomes: dict[CountKey, tuple[FloatArray, list[FloatArray]]] = {}
         self._counts: dict[tuple[CountKey, int], FloatArray] = {}
 
     def wound_counts(self, weapon: Weapon, uses: int, ctx: WoundContext, ckey: CountKey) -> FloatArray:
@@ -61,12 +63,22 @@ class SharedCounts:
         if found is None:
             per_model = self._per_model.get(base)
             if per_model is None:
-                per_model = mixture(attacks_per_model(weapon, ctx), attack_outcome(weapon, ctx))
+                per_model = self._mixture(weapon, ctx, (self._outcome_fields[weapon], ckey[:3]))
                 self._per_model[base] = per_model
             found = power(per_model, uses)
             self._counts[(base, uses)] = found
             self._bound()
         return found
+
+    def _mixture(self, weapon: Weapon, ctx: WoundContext, outcome_key: CountKey) -> FloatArray:
+        """One model's pmf; the outcome of one attack and its powers are shared by every attack dice with that
+        outcome (its key: the fields but the attacks, the count key but Blast's bonus, which only the attacks
+        read)."""
+        found = self._outcomes.get(outcome_key)
+        if found is None:
+            found = self._outcomes[outcome_key] = (attack_outcome(weapon, ctx), [np.ones((1, 1))])
+        outcome, powers = found
+        return mixture_of_powers(attacks_per_model(weapon, ctx), outcome, powers)
 
     def _fields(self, weapon: Weapon) -> tuple[object, ...]:
         """The weapon as the counts read it (dice as plain tuples: cheaper to hash than the models)."""
@@ -74,16 +86,19 @@ class SharedCounts:
         if found is None:
             values = (getattr(weapon, name) for name in self.fields)
             found = self._weapons[weapon] = tuple((v.n, v.sides, v.plus) if isinstance(v, Dice) else v for v in values)
+            self._outcome_fields[weapon] = tuple(v for n, v in zip(self.fields, found, strict=True) if n != "attacks")
         return found
 
     def _bound(self) -> None:
-        if len(self._counts) > self.limit or len(self._per_model) > self.limit or len(self._weapons) > self.limit:
+        if max(len(self._counts), len(self._per_model), len(self._outcomes), len(self._weapons)) > self.limit:
             self.clear()
 
     def clear(self) -> None:
         self._counts.clear()
         self._per_model.clear()
+        self._outcomes.clear()
         self._weapons.clear()
+        self._outcome_fields.clear()
 
     def __len__(self) -> int:
         return len(self._counts)

@@ -66,13 +66,18 @@ def power(pmf: FloatArray, n: int) -> FloatArray:
 
 def mixture(weights: FloatArray, base: FloatArray) -> FloatArray:
     """sum_k weights[k] * base^k: the pmf after a random number of copies."""
+    return mixture_of_powers(weights, base, [np.ones((1, 1))])
+
+
+def mixture_of_powers(weights: FloatArray, base: FloatArray, powers: list[FloatArray]) -> FloatArray:
+    """`mixture`, with base^0, base^1, ... (each trimmed) taken from `powers` and appended to it when missing:
+    a caller that keeps the list shares the convolutions between attack dice on one outcome."""
     total = np.zeros((1, 1))
-    term = np.ones((1, 1))
     for k, weight in enumerate(weights):
-        if k:
-            term = trim(convolve2(term, base))
+        if k == len(powers):
+            powers.append(trim(convolve2(powers[-1], base)))
         if weight > 0:
-            total = _add(total, weight * term)
+            total = _add(total, weight * powers[k])
     return trim(total)
 
 

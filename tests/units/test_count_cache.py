@@ -1,5 +1,6 @@
 """Wound-count pmfs shared by every engine of a process (`pipeline/units/count_cache.py`): an engine whose
-counts come from a table other weapons and scenarios filled first must give exactly what a fresh one gives.
+counts come from a table other weapons and scenarios filled first must give exactly what an engine gives that
+computes every count on its own (`counts.wound_counts`).
 Each field of the key is checked by a pair of weapons that differ only in it (the counts differ), so a key
 that misses a field hands the second weapon the first one's counts and fails."""
 
@@ -18,7 +19,7 @@ from pipeline.damage.scenarios import SCENARIO_DEFINITIONS
 from pipeline.matchups.reference import reference_units
 from pipeline.units import AttackSide, Phase, TargetUnit, UnitEngine, Weapon, compute_matchups
 from pipeline.units.count_cache import COUNT_FIELDS, SharedCounts
-from pipeline.units.counts import WoundContext, count_key, wound_counts
+from pipeline.units.counts import FloatArray, WoundContext, count_key, wound_counts
 from pipeline.units.results import Matchups
 from schemas.dice import Dice
 from tests.units.builders import group, side
@@ -77,8 +78,15 @@ def _assert_identical(shared: Matchups, fresh: Matchups) -> None:
         assert np.array_equal(getattr(shared, name), getattr(fresh, name)), name
 
 
+class Uncached(SharedCounts):
+    """The reference: every count pmf computed on its own by `counts.wound_counts` (nothing shared)."""
+
+    def wound_counts(self, weapon: Weapon, uses: int, ctx: WoundContext, ckey: tuple[object, ...]) -> FloatArray:
+        return wound_counts(weapon, uses, ctx)
+
+
 def _fresh(sides: list[AttackSide], targets: list[TargetUnit], scenario: str) -> Matchups:
-    return compute_matchups(sides, targets, engine=UnitEngine(scenario, shared=SharedCounts()))
+    return compute_matchups(sides, targets, engine=UnitEngine(scenario, shared=Uncached()))
 
 
 def test_every_weapon_field_is_in_the_key_or_read_through_the_count_key() -> None:
