@@ -240,3 +240,23 @@ def test_unit_vs_reference_draws_the_default_scenario_only() -> None:
     assert "unit:x:b" in only_cover and "unit:x:other" not in only_cover  # its rows are in another scenario
     assert vs_reference_maps(only_cover, "unit:x:b", {}) == []
     assert vs_reference_maps(None, "unit:x:a", {}) is None
+
+
+def test_unit_vs_reference_cells_sit_in_their_row_and_column() -> None:
+    """Rows by model count (5 before 10), columns by target label: each value lands in its own cell,
+    whatever order the table lists them in."""
+    from pipeline.publish.site.matchups import VsReference, vs_reference_maps
+
+    cells = [(10, "ref:meq", 4.0), (5, "ref:geq", 1.0), (10, "ref:geq", 3.0), (5, "ref:meq", 2.0)]
+    table = VsReference(pl.DataFrame([
+        {"unit_id": "unit:x:a", "models": m, "target_unit_id": target, "target_models": 5, "phase": "fight",
+         "scenario": "default", "models_slain": slain}
+        for m, target, slain in cells
+    ]))  # fmt: skip
+    maps = vs_reference_maps(table, "unit:x:a", {"ref:geq": "GEQ", "ref:meq": "MEQ"})
+    assert maps is not None and len(maps) == 1
+    svg = str(maps[0])
+    assert svg.index("GEQ x5") < svg.index("MEQ x5")
+    assert svg.index("5 models, fight") < svg.index("10 models, fight")
+    shown = re.findall(r'<text x="\d+">([0-9.]+)</text>', svg)
+    assert shown == ["1.00", "2.00", "3.00", "4.00"]  # row 5 models: GEQ, MEQ; row 10 models: GEQ, MEQ

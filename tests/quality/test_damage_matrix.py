@@ -143,6 +143,14 @@ BREAKS = {
         "null_keys",
         {"scenario": "cover", "null_keys": 1},
     ),
+    "null keys in both columns": (  # the weapon's counted by its own scan, the profile's in the unit join
+        [
+            f"UPDATE damage_matrix SET weapon_id = NULL WHERE {_cell(KLAW, MEQ, 'default')}",
+            f"UPDATE damage_matrix SET profile_id = NULL WHERE {_cell(PSYKO, MEQ, 'default')}",
+        ],
+        "null_keys",
+        {"scenario": "default", "null_keys": 2},
+    ),
 }
 
 

@@ -70,13 +70,14 @@ def vs_reference_maps(table: VsReference | None, unit_id: str, labels: Mapping[s
     chosen = [r for r in table.rows.get(unit_id, []) if r.get("scenario", scenario) == scenario]
     if not chosen:
         return []
-    row_labels = sorted({_row_label(r, table) for r in chosen}, key=lambda t: (len(t), t))
-    columns = sorted({_column_label(r, table, labels) for r in chosen})
+    cells = [(_row_label(r, table), _column_label(r, table, labels), r.get("models_slain")) for r in chosen]
+    row_labels = sorted({row for row, _, _ in cells}, key=lambda t: (len(t), t))
+    columns = sorted({column for _, column, _ in cells})
+    row_at = {label: i for i, label in enumerate(row_labels)}
+    column_at = {label: i for i, label in enumerate(columns)}
     values: list[list[float | None]] = [[None] * len(columns) for _ in row_labels]
-    for r in chosen:
-        values[row_labels.index(_row_label(r, table))][columns.index(_column_label(r, table, labels))] = r.get(
-            "models_slain"
-        )
+    for row, column, slain in cells:  # labels computed once, positions by dict (list.index was O(n) per cell)
+        values[row_at[row]][column_at[column]] = slain
     drawn = heatmap_svg(Grid(f"models slain, {scenario}", row_labels, columns, values))
     return [drawn] if drawn else []
 
