@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 
 #: DuckDB's buffer pool in the store, quality and publish stages (bytes): sorts and hash tables past it spill.
-DUCKDB_MEMORY_BYTES = 1024**3
+DUCKDB_MEMORY_BYTES = 512 * 2**20
 
 
 @contextmanager

@@ -36,7 +36,7 @@ def test_the_connection_holds_the_limit_and_spills_outside_the_release(tmp_path:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchone()
         spill = con.execute("SELECT current_setting('temp_directory')").fetchone()
     assert limit is not None and spill is not None
-    assert limit[0] == "1.0 GiB" == f"{DUCKDB_MEMORY_BYTES / 2**30:.1f} GiB"
+    assert limit[0] == "512.0 MiB" == f"{DUCKDB_MEMORY_BYTES / 2**20:.1f} MiB"
     assert not Path(spill[0]).is_relative_to(db_path.parent)
     assert not Path(spill[0]).exists()  # removed on close
     assert sorted(p.name for p in db_path.parent.iterdir()) == ["store.duckdb"]
