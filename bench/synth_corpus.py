@@ -4,7 +4,7 @@ The game system is copied once; each chosen catalogue k times, copy i > 1 with e
 chosen catalogues suffixed `-s<i>` wherever it occurs (entries, links, catalogue links) and its name
 suffixed `(copy i)`, so each copy parses as a catalogue of its own with its own datasheets and weapons.
 
-    python bench/synth_corpus.py OUT_DIR FACTOR [CATALOGUE ...]
+    python bench/synth_corpus.py OUT_DIR FACTOR [CATALOGUE ...]   # default: every catalogue in the folder
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: A small, self-contained default: two factions and the library they link.
-DEFAULT_CATALOGUES = ("Necrons.cat", "Leagues of Votann.cat", "Unaligned Forces.cat")
+#: A small, self-contained choice: two factions and the library they link.
+SMALL_CATALOGUES = ("Necrons.cat", "Leagues of Votann.cat", "Unaligned Forces.cat")
 
 _DEFINED_ID = re.compile(rb'\bid="([^"]+)"')
 _QUOTED = re.compile(rb'"([^"<>]+)"')
@@ -32,8 +32,10 @@ def _copy(text: bytes, ids: set[bytes], index: int) -> bytes:
     return _ROOT_NAME.sub(lambda m: m[1] + m[2] + f" (copy {index})".encode() + m[3], renamed, count=1)
 
 
-def build(out: Path, factor: int, source: Path, catalogues: Sequence[str] = DEFAULT_CATALOGUES) -> Path:
-    """`out/bsdata/` holding the game system(s) and `factor` copies of each catalogue; returns that folder."""
+def build(out: Path, factor: int, source: Path, catalogues: Sequence[str] = ()) -> Path:
+    """`out/bsdata/` holding the game system(s) and `factor` copies of each catalogue (default: every one in
+    `source`); returns that folder."""
+    catalogues = catalogues or sorted(p.name for p in source.glob("*.cat"))
     folder = out / "bsdata"
     folder.mkdir(parents=True)
     for system in sorted(source.glob("*.gst")):
@@ -52,7 +54,7 @@ def main(argv: list[str]) -> None:
     from pipeline import config
 
     out, factor = Path(argv[0]), int(argv[1])
-    print(build(out, factor, config.bsdata_dir(), argv[2:] or DEFAULT_CATALOGUES))
+    print(build(out, factor, config.bsdata_dir(), argv[2:]))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
+from pipeline.store.bounded import release_free_heap
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
 Frames = dict[str, pl.DataFrame]
@@ -107,6 +108,7 @@ def _run(
     executor: Executor | None = None,
 ) -> RunResult:
     frames, damage, reports, parsed = _compute(inputs, stage, cache)
+    release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
     previous = PreviousRelease.of(output.path, publication.previous)
@@ -123,9 +125,11 @@ def _run(
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
+        release_free_heap()
         with stage("quality gates"):
             checks = check_release(frames, damage.cells, publication.previous, max_drop)
             quality = quality_gate(release, checks=[checks])
+        release_free_heap()  # the tables GX read as pandas
         run_reports = RunReports(
             **reports, damage=damage.report, store=stored, quality=quality, matchups=matchups.report
         )

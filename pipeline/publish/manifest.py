@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 from pipeline import config
 from pipeline.errors import PublishError
 from pipeline.ids import file_sha256
+from pipeline.store.bounded import bounded_connect
 
 
 def _published_files(release: Path) -> list[Path]:
@@ -57,8 +58,7 @@ def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
     Rows are streamed from DuckDB's sort into the hash batch by batch (the hash of
     `string_agg(row, chr(10) ORDER BY row)`, never that string itself).
     """
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
+    with bounded_connect(db_path, read_only=True) as con:
         con.execute("SET enable_progress_bar = false")
         tables = [
             r[0]
@@ -67,8 +67,6 @@ def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
             ).fetchall()
         ]
         return {table: _table_hash(con, table) for table in tables}
-    finally:
-        con.close()
 
 
 def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:

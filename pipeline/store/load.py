@@ -12,6 +12,7 @@ import duckdb
 import polars as pl
 
 from pipeline.errors import PublishError
+from pipeline.store.bounded import bounded_connect
 from pipeline.store.ddl import TABLE_MODELS, create_table_sql
 from pipeline.store.views import create_damage_views, create_views
 
@@ -23,8 +24,7 @@ def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
     parents before children so foreign keys hold while loading.
     """
     db_path.unlink(missing_ok=True)
-    con = duckdb.connect(str(db_path))
-    try:
+    with bounded_connect(db_path) as con:
         for model in TABLE_MODELS:
             con.execute(create_table_sql(model))
             frame = frames.get(model.TABLE)
@@ -33,8 +33,6 @@ def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
                 con.execute(f"INSERT INTO {model.TABLE} SELECT * FROM arrow")
         create_views(con)
         con.execute("CHECKPOINT")
-    finally:
-        con.close()
 
 
 #: Above this many cells the damage matrix stays in Parquet and DuckDB gets a view.
@@ -50,14 +48,11 @@ DamageMatrixKind = Literal["table", "view"]
 @contextmanager
 def open_store(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A store opened read-only, the damage matrix view's Parquet resolving beside it (path bound)."""
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
+    with bounded_connect(db_path, read_only=True) as con:
         con.execute("SET enable_progress_bar = false")  # the matrix summary takes seconds: no bar on stdout
         with searchable(db_path.parent) as folder:
             con.execute("SET file_search_path = ?", [folder])
             yield con
-    finally:
-        con.close()
 
 
 def attach_damage_matrix(db_path: Path, cells: int) -> DamageMatrixKind:
@@ -68,23 +63,19 @@ def attach_damage_matrix(db_path: Path, cells: int) -> DamageMatrixKind:
     open the file with `SET file_search_path` set to the release, or from inside the
     folder (`dataslate sql` registers the Parquet itself). Returns "table" or "view".
     """
-    con = duckdb.connect(str(db_path))
     kind: DamageMatrixKind
-    try:
-        with searchable(db_path.parent) as folder:
-            con.execute("SET file_search_path = ?", [folder])  # bound, never pasted: any folder name is safe
-            if cells <= DAMAGE_TABLE_MAX_ROWS:
-                order = "ORDER BY scenario, weapon_id, profile_id"
-                con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {DAMAGE_MATRIX_SOURCE} {order}")
-                kind = "table"
-            else:
-                con.execute(f"CREATE VIEW damage_matrix AS SELECT * FROM {DAMAGE_MATRIX_SOURCE}")
-                kind = "view"
-            create_damage_views(con)
+    with bounded_connect(db_path) as con, searchable(db_path.parent) as folder:
+        con.execute("SET file_search_path = ?", [folder])  # bound, never pasted: any folder name is safe
+        if cells <= DAMAGE_TABLE_MAX_ROWS:
+            order = "ORDER BY scenario, weapon_id, profile_id"
+            con.execute(f"CREATE TABLE damage_matrix AS SELECT * FROM {DAMAGE_MATRIX_SOURCE} {order}")
+            kind = "table"
+        else:
+            con.execute(f"CREATE VIEW damage_matrix AS SELECT * FROM {DAMAGE_MATRIX_SOURCE}")
+            kind = "view"
+        create_damage_views(con)
         con.execute("CHECKPOINT")
-        return kind
-    finally:
-        con.close()
+    return kind
 
 
 #: The unit × unit partitions, relative to the release folder (pipeline/matchups/partition.py).

@@ -1,0 +1,48 @@
+"""DuckDB connections of the pipeline's own stages, with a bounded buffer pool, and freed heap given back.
+
+DuckDB's default `memory_limit` is 80 % of RAM, so a large load, sort or scan holds as much as it finds;
+bounded, it spills to a temporary folder outside the release instead (docs/scaling.md#where-the-memory-goes).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+#: DuckDB's buffer pool in the store, quality and publish stages (bytes): sorts and hash tables past it spill.
+DUCKDB_MEMORY_BYTES = 512 * 2**20
+
+
+@contextmanager
+def bounded_connect(db_path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`db_path` opened with `memory_limit` DUCKDB_MEMORY_BYTES, spilling to a temporary folder of its own
+    (removed on close; never inside the release, whose files are hashed and published)."""
+    with tempfile.TemporaryDirectory(prefix="dataslate-duckdb-") as spill:
+        settings: dict[str, str | bool | int | float | list[str]] = {
+            "memory_limit": f"{DUCKDB_MEMORY_BYTES}B",
+            "temp_directory": spill,
+        }
+        con = duckdb.connect(str(db_path), read_only=read_only, config=settings)
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+def release_free_heap() -> bool:
+    """Give the C heap's free pages back to the system (glibc `malloc_trim`): the records and frames a stage
+    dropped otherwise stay in the process's RSS. False where there is no glibc."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return False
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None)
+    if trim is None:
+        return False
+    trim(0)
+    return True
