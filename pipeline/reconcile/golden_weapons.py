@@ -28,8 +28,7 @@ def _value(weapon: Weapon, field: str) -> str | None:
 
 
 def _reason(cluster: Cluster[Weapon], field: str) -> str:
-    alone = len(cluster.entries) == 1  # no other row to compare with: the value is never read, so not rendered
-    offers = [Offer(item.record.source_id or m.sheet.source_id, m.dating, None if alone else _value(item.record, field))
+    offers = [Offer(item.record.source_id or m.sheet.source_id, m.dating, _value(item.record, field))
               for m, item in cluster.entries]  # fmt: skip
     return whole_row_reason(offers[0], offers[1:])
 
