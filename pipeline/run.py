@@ -16,13 +16,11 @@ import polars as pl
 
 from pipeline import __version__, config
 from pipeline.cache.fingerprint import inputs_key
-from pipeline.damage.matrix import DamageComputation
 from pipeline.damage.reference import reference_stage
-from pipeline.damage.reference_slice import damage_vs_reference
-from pipeline.damage.stage import damage_stage
+from pipeline.damage.stage import DamageOutputs, start_damage
 from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
-from pipeline.findings.stage import with_findings
+from pipeline.findings.stage import findings_frame
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.partition import Executor
@@ -38,6 +36,7 @@ from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
+from pipeline.runtime import Beside
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
 from pipeline.store.bounded import release_free_heap
@@ -74,11 +73,11 @@ def run_pipeline(
 ) -> RunResult:
     """The output folder checked and locked first; then parse -> dedupe -> loadouts -> reconcile -> golden
     loadouts -> reference profiles -> integrity -> damage (compute, and the slice against the reference
-    profiles) -> id aliases (against the previous release) -> findings -> in a staging folder: unit matchups
-    (partitions) -> store (DuckDB with the damage matrix) -> quality gates (with the release checks) -> publish
-    (files, manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none: the table is not computed);
-    `executor`: where its partitions run (default: in this process; docs/dask.md). Inputs and code unchanged
-    since `latest` was built: `latest` is given back (the cache)."""
+    profiles; on a thread beside id aliases (against the previous release) and findings) -> in a staging
+    folder: unit matchups (partitions) -> store (DuckDB with the damage matrix) -> quality gates (with the
+    release checks) -> publish (files, manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none:
+    the table is not computed); `executor`: where its partitions run (default: in this process; docs/dask.md).
+    Inputs and code unchanged since `latest` was built: `latest` is given back (the cache)."""
     with open_output(out_dir) as output:
         paths = list(inputs) or default_inputs(config.RAW_DIR)
         cache = config.cache_dir(output.path)
@@ -107,15 +106,18 @@ def _run(
     matchup_scenarios: Sequence[str],
     executor: Executor | None = None,
 ) -> RunResult:
-    frames, damage, reports, parsed = _compute(inputs, stage, cache)
-    release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
+    frames, started, reports, parsed = _compute(inputs, stage, cache)
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
     previous = PreviousRelease.of(output.path, publication.previous)
     with stage("id aliases"):
         frames = with_id_aliases(frames, previous, version)
     with stage("findings"):
-        frames = with_findings(frames, reports["parse"], previous, version)
+        findings = findings_frame(frames, reports["parse"], previous, version)
+    with stage("damage matrix"):
+        damage, vs_reference = started.result()
+        frames = {**frames, "damage_vs_reference": vs_reference, "findings": findings}
+    release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
@@ -141,9 +143,10 @@ def _run(
 
 def _compute(
     inputs: list[Path], stage: StageContext, cache: Path | None = None
-) -> tuple[Frames, DamageComputation, dict[str, Any], ParseResult]:
-    """Parse to damage: the frames, the damage computation and the reports. The records (Python objects) of
-    each stage are dropped when this returns; only the columnar frames go on."""
+) -> tuple[Frames, Beside[DamageOutputs], dict[str, Any], ParseResult]:
+    """Parse to integrity: the frames, the damage stage started on them (it runs beside id aliases and
+    findings) and the reports. The records (Python objects) of each stage are dropped when this returns; only
+    the columnar frames go on."""
     with stage("parse inputs"):
         parsed = read_inputs(inputs, cache)
     with stage("dedupe rules"):
@@ -158,9 +161,7 @@ def _compute(
         referenced = reference_stage(golden_loadouts.dataset)
     with stage("integrity"):
         frames = build_frames(referenced.dataset)
-    with stage("damage matrix"):
-        damage = damage_stage(frames)
-        frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
+    started = start_damage(frames)  # waited for in the "damage matrix" stage, after findings
     reports = {
         "parse": parsed.report,
         "dedupe": deduped.report,
@@ -168,4 +169,4 @@ def _compute(
         "loadouts": loadouts.report,
         "unit_loadouts": golden_loadouts.report,
     }
-    return frames, damage, reports, replace(parsed, dataset=Dataset())
+    return frames, started, reports, replace(parsed, dataset=Dataset())

@@ -9,7 +9,9 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 #: Threads started by `start_background`; `fork_pool` waits for them.
 _background: list[threading.Thread] = []
@@ -47,9 +49,38 @@ def start_background(work: Callable[[], None], name: str) -> threading.Thread:
     """Run `work` (an import, say) on a daemon thread that every `fork_pool` waits for first: a process forked
     while another thread holds a lock (the import lock, a logging lock) can hang on it forever."""
     thread = threading.Thread(target=work, name=name, daemon=True)
-    _background.append(thread)
+    _background[:] = [*(t for t in _background if t.is_alive()), thread]
     thread.start()
     return thread
+
+
+class Beside(Generic[T]):
+    """`work()` on a `start_background` thread; `result()` waits for it and hands its value over (once: nothing
+    here keeps it, so what the caller drops is freed) or raises its error. For work that releases the GIL
+    (Polars, NumPy) beside other work in the calling thread."""
+
+    def __init__(self, work: Callable[[], T], name: str) -> None:
+        self._work: Callable[[], T] | None = work
+        self._outcome: list[T] = []
+        self._error: BaseException | None = None
+        self._thread = start_background(self._run, name)
+
+    def _run(self) -> None:
+        assert self._work is not None
+        try:
+            self._outcome.append(self._work())
+        except BaseException as error:  # re-raised in the caller's thread by result()
+            self._error = error
+        finally:
+            self._work = None  # nor what the work closed over
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        if not self._outcome:
+            raise RuntimeError(f"the result of {self._thread.name} was already taken")
+        return self._outcome.pop()
 
 
 def fork_pool(workers: int) -> ProcessPoolExecutor:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
 import threading
 import time
+import weakref
 
 import pytest
 
@@ -44,3 +46,41 @@ def test_a_fork_pool_waits_for_background_work() -> None:
 def _sleep_then(done: threading.Event) -> None:
     time.sleep(0.3)
     done.set()
+
+
+def test_beside_gives_the_value_of_work_run_on_another_thread() -> None:
+    caller = threading.get_ident()
+    started = runtime.Beside(lambda: (threading.get_ident(), threading.current_thread().name), "beside-value")
+    ident, name = started.result()
+    assert ident != caller and name == "beside-value"
+
+
+def test_beside_hands_its_value_over_and_keeps_no_reference() -> None:
+    """The damage stage's blocks (≈ 0.3 GB) must be freed when the run drops them, not held here to its end."""
+    started = runtime.Beside(_Blocks, "beside-handover")
+    value = weakref.ref(started.result())
+    gc.collect()
+    assert value() is None
+    with pytest.raises(RuntimeError, match="already taken"):
+        started.result()
+
+
+def test_beside_raises_the_error_of_its_work_in_the_caller() -> None:
+    def broken() -> int:
+        raise KeyError("no-such-column")
+
+    started = runtime.Beside(broken, "beside-error")
+    with pytest.raises(KeyError, match="no-such-column"):
+        started.result()
+
+
+def test_a_fork_pool_waits_for_work_beside() -> None:
+    finished = threading.Event()
+    runtime.Beside(lambda: _sleep_then(finished), "beside-slow")
+    with runtime.fork_pool(1) as pool:
+        assert finished.is_set()
+        assert pool.submit(os.getpid).result() != os.getpid()
+
+
+class _Blocks:
+    """A value a weak reference can follow."""

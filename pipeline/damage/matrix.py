@@ -29,6 +29,7 @@ from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_tar
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
 from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitKeyCounts, unit_grid
+from pipeline.runtime import Beside
 
 __all__ = [
     "MATRIX_COLUMNS",
@@ -68,12 +69,12 @@ def prepare_damage(
     t = prepare_targets(targets, w.abilities.anti_keywords)
     effective = effective_weapons(w.profiles, resolved, w.abilities.anti_keywords)
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
-    blocks = build_blocks(effective, t, keys)
+    blocks = Beside(lambda: build_blocks(effective, t, keys), "damage-blocks")  # both hold the GIL little
     unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
     weapon_ids = cost_per_copy(w.ids, points, loadouts).sort("wkey", "weapon_id")
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
     report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
-    return DamageComputation(weapon_ids, t.ids, blocks, unit, effective_keys, resolved, report)
+    return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report)
 
 
 def _report(

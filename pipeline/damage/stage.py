@@ -7,11 +7,14 @@ expanded scenario by scenario only when the store stage writes it (Parquet).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import polars as pl
 
 from pipeline.damage.inputs import TARGET_SCHEMA
 from pipeline.damage.matrix import DamageComputation, prepare_damage
+from pipeline.damage.reference_slice import damage_vs_reference
+from pipeline.runtime import Beside
 
 
 def stealthy_datasheets(frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
@@ -50,3 +53,24 @@ def damage_stage(frames: Mapping[str, pl.DataFrame]) -> DamageComputation:
         frames["points"],
         loadouts=frames.get("datasheet_loadouts"),
     )
+
+
+class DamageOutputs(NamedTuple):
+    """The damage stage's outputs: the computation (the matrix is written by the store) and the published slice.
+    A tuple, so the run unpacks it and holds no reference that would keep the blocks past `written()`."""
+
+    computation: DamageComputation
+    vs_reference: pl.DataFrame
+
+
+def damage_outputs(frames: Mapping[str, pl.DataFrame]) -> DamageOutputs:
+    """The computation and `damage_vs_reference` (the slice against the reference profiles)."""
+    computation = damage_stage(frames)
+    return DamageOutputs(computation, damage_vs_reference(computation, frames))
+
+
+def start_damage(frames: Mapping[str, pl.DataFrame]) -> Beside[DamageOutputs]:
+    """`damage_outputs` on a background thread: the engine is Polars and NumPy, so the run's Python stages
+    (id aliases, findings) go on beside it (docs/scaling.md#the-first-stretch)."""
+    given = dict(frames)  # the caller's later dicts never reach the thread
+    return Beside(lambda: damage_outputs(given), "damage-stage")

@@ -59,9 +59,9 @@ def records(finds: Iterable[Found], locator: Locator, seen: Mapping[str, str], v
     return list(kept.values())
 
 
-def with_findings(
+def findings_frame(
     frames: Mapping[str, pl.DataFrame], report: ParseReport | None, previous: PreviousRelease | None, version: str
-) -> dict[str, pl.DataFrame]:
-    """Frames with the `findings` table added."""
+) -> pl.DataFrame:
+    """The `findings` table."""
     rows = records(found(frames, report), Locator(frames["sources"]), first_seen(previous), version)
-    return {**frames, "findings": sort_by_key(records_frame(Finding, rows), Finding)}
+    return sort_by_key(records_frame(Finding, rows), Finding)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pipeline.damage.reference import reference_stage
-from pipeline.damage.stage import damage_stage, targets_of
+from pipeline.damage.reference_slice import damage_vs_reference
+from pipeline.damage.stage import damage_stage, start_damage, targets_of
 from pipeline.dataset import Dataset
 from pipeline.normalise.weapon_abilities import parse_ability_list
 from pipeline.store import build_frames
@@ -76,3 +77,21 @@ def test_damage_stage_leaves_its_frames_as_they_were() -> None:
     assert computation.cells == 2 * (1 + 8) * 5
     assert frames.keys() == before.keys()
     assert all(frames[name].equals(before[name]) for name in before)
+
+
+def test_the_damage_started_beside_gives_what_the_stage_gives_and_ignores_later_changes() -> None:
+    frames = build_frames(_dataset(True))
+    started = start_damage(frames)
+    frames["weapons"] = frames["weapons"].clear()  # after the start: the thread still has the table it was given
+    outputs = started.result()
+    again = damage_stage(build_frames(_dataset(True)))
+    assert outputs.computation.cells == again.cells == 2 * (1 + 8) * 5
+    assert outputs.computation.matrix("default").equals(again.matrix("default"))
+    assert outputs.vs_reference.equals(damage_vs_reference(again, build_frames(_dataset(True))))
+
+
+def test_a_damage_failure_beside_is_raised_when_its_outputs_are_asked_for() -> None:
+    frames = {name: frame for name, frame in build_frames(_dataset(False)).items() if name != "weapons"}
+    started = start_damage(frames)
+    with pytest.raises(KeyError, match="weapons"):
+        started.result()

@@ -71,6 +71,19 @@ def test_weapon_conflicts_only_for_matched_weapons() -> None:
     assert conflicts["weapon:Bladed horn:abilities"].values["page_export:p.txt"] == "none"
 
 
+def test_weapon_provenance_says_whether_other_sources_agree() -> None:
+    page = sheet("page_export", "World Eaters", "Lord Invocatus")
+    wh = sheet("wahapedia_csv", "World Eaters", "Lord Invocatus")
+    found = members(page, wh, weapon(page, "Bolt pistol", skill=2), weapon(wh, "Bolt pistol", skill=3),
+                    weapon(wh, "Plasma gun", strength=8))  # fmt: skip
+    weapons = {w.name: w.provenance for w in golden_of(found).weapons}
+    wh_source = "wahapedia_csv:Datasheets.csv"
+    assert weapons["Plasma gun"]["strength"] == f"{wh_source} (only source)"
+    assert weapons["Bolt pistol"]["strength"] == f"{wh_source} (2 sources agree)"
+    assert weapons["Bolt pistol"]["skill"].startswith(f"{wh_source} (freshest source (")
+    assert weapons["Bolt pistol"]["skill"].endswith("disagreeing: page_export:p.txt (date unknown))")
+
+
 def test_main_profiles_are_matched_by_name_whatever_their_order() -> None:
     wh = sheet("wahapedia_csv", "Astra Militarum", "Catachan Command Squad")
     bs = sheet("bsdata", "Astra Militarum", "Catachan Command Squad", source_id="bsdata:AM.cat")
