@@ -18,9 +18,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: A small, self-contained choice: two factions and the library they link.
-SMALL_CATALOGUES = ("Necrons.cat", "Leagues of Votann.cat", "Unaligned Forces.cat")
-
 _DEFINED_ID = re.compile(rb'\bid="([^"]+)"')
 _QUOTED = re.compile(rb'"([^"<>]+)"')
 _ROOT_NAME = re.compile(rb'(<catalogue\b[^>]*?\bname=")([^"]+)(")')

@@ -36,10 +36,9 @@ from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
-from pipeline.runtime import Beside
+from pipeline.runtime import Beside, release_free_heap
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
-from pipeline.store.bounded import release_free_heap
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
 Frames = dict[str, pl.DataFrame]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import gc
 import multiprocessing
 import os
@@ -9,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -110,3 +113,22 @@ def forked_tasks(function: Callable[[Any], Any], workers: int) -> Iterator[Calla
         pool.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
         _forked_task = None
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up once (`find_library` runs `ldconfig`); None where there is none."""
+    name = ctypes.util.find_library("c")
+    trim = None if name is None else getattr(ctypes.CDLL(name), "malloc_trim", None)
+    return cast("Callable[[int], int] | None", trim)
+
+
+def release_free_heap() -> bool:
+    """Give the C heap's free pages back to the system (glibc `malloc_trim`): the records and frames a stage
+    dropped otherwise stay in the process's RSS (≈ 100–200 MB a matchup partition). False where there is no
+    glibc."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True

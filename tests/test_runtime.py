@@ -84,3 +84,8 @@ def test_a_fork_pool_waits_for_work_beside() -> None:
 
 class _Blocks:
     """A value a weak reference can follow."""
+
+
+def test_free_heap_goes_back_on_glibc() -> None:
+    assert runtime.release_free_heap() is True
+    assert runtime._malloc_trim.cache_info().currsize == 1  # looked up once, not per call

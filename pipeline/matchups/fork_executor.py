@@ -7,23 +7,14 @@ memory stays about one partition per process.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, TypeVar
 
-from pipeline.runtime import forked_tasks
+from pipeline.runtime import forked_tasks, release_free_heap
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-
-def _return_free_memory() -> None:
-    """Hand the previous task's freed heap back to the system (glibc keeps it otherwise: ≈ 100–200 MB a
-    partition); a no-op where there is no glibc."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 class ForkExecutor:
@@ -43,7 +34,7 @@ class ForkExecutor:
             return
 
         def task(key: K) -> V:
-            _return_free_memory()
+            release_free_heap()  # the previous task's freed heap
             return function(key)
 
         with forked_tasks(task, self.workers) as submit:

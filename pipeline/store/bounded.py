@@ -1,4 +1,4 @@
-"""DuckDB connections of the pipeline's own stages, with a bounded buffer pool, and freed heap given back.
+"""DuckDB connections of the pipeline's own stages, with a bounded buffer pool.
 
 DuckDB's default `memory_limit` is 80 % of RAM, so a large load, sort or scan holds as much as it finds;
 bounded, it spills to a temporary folder outside the release instead (docs/scaling.md#where-the-memory-goes).
@@ -6,8 +6,6 @@ bounded, it spills to a temporary folder outside the release instead (docs/scali
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,16 +31,3 @@ def bounded_connect(db_path: Path, *, read_only: bool = False) -> Iterator[duckd
             yield con
         finally:
             con.close()
-
-
-def release_free_heap() -> bool:
-    """Give the C heap's free pages back to the system (glibc `malloc_trim`): the records and frames a stage
-    dropped otherwise stay in the process's RSS. False where there is no glibc."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
-    trim = getattr(ctypes.CDLL(name), "malloc_trim", None)
-    if trim is None:
-        return False
-    trim(0)
-    return True

@@ -63,9 +63,9 @@ class SharedCounts:
         if found is None:
             per_model = self._per_model.get(base)
             if per_model is None:
-                per_model = self._mixture(weapon, ctx, (self._outcome_fields[weapon], ckey[:3]))
+                per_model = _read_only(self._mixture(weapon, ctx, (self._outcome_fields[weapon], ckey[:3])))
                 self._per_model[base] = per_model
-            found = power(per_model, uses)
+            found = _read_only(power(per_model, uses))
             self._counts[(base, uses)] = found
             self._bound()
         return found
@@ -102,6 +102,12 @@ class SharedCounts:
 
     def __len__(self) -> int:
         return len(self._counts)
+
+
+def _read_only(pmf: FloatArray) -> FloatArray:
+    """Shared by every engine of the process: an accidental in-place write raises instead of corrupting them."""
+    pmf.setflags(write=False)
+    return pmf
 
 
 SHARED = SharedCounts()

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.publish.manifest import duckdb_content_hashes
 from pipeline.store import bounded
-from pipeline.store.bounded import DUCKDB_MEMORY_BYTES, bounded_connect, release_free_heap
+from pipeline.store.bounded import DUCKDB_MEMORY_BYTES, bounded_connect
 
 #: Rows of the test table: ≈ 60 MB of text when cast and sorted, past the small limit below.
 ROWS = 1_000_000
@@ -57,7 +57,3 @@ def test_a_spilled_sort_hashes_as_one_in_memory(tmp_path: Path, monkeypatch: pyt
     assert limit is not None and limit[0] == "64.0 MiB"
     assert spilled is not None and spilled[0] > 0  # the sort did not fit: the hashes below come from disk
     assert duckdb_content_hashes(db_path) == in_memory
-
-
-def test_free_heap_goes_back_on_glibc() -> None:
-    assert release_free_heap() is True

@@ -162,3 +162,9 @@ def test_profiles_differing_in_damage_share_one_pmf() -> None:
     engine = UnitEngine(shared=shared)
     assert engine.counts(light, 5, SQUAD) is engine.counts(heavy, 5, SQUAD)
     assert replace(light, weapon_id="") != replace(heavy, weapon_id="")
+
+
+def test_shared_pmfs_refuse_writes() -> None:
+    pmf = UnitEngine(shared=SharedCounts()).counts(weapon("a", **BASE), 5, SQUAD)
+    with pytest.raises(ValueError, match="read-only"):
+        pmf[0, 0] = 1.0
