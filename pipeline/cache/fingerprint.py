@@ -4,27 +4,53 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
+import json
 import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline import __version__, config
 from pipeline.ids import file_sha256
 
+if TYPE_CHECKING:
+    import polars as pl
+
 #: The code and data files whose change invalidates every entry (the package, the contract, the suites).
 CODE_ROOTS = ("pipeline", "schemas", "expectations")
+
+#: Libraries whose version changes what is computed or the bytes written (an upgrade invalidates every entry).
+LIBRARIES = ("duckdb", "numpy", "polars", "pyarrow", "pydantic", "great-expectations", "lxml", "beautifulsoup4")
 
 
 @functools.cache
 def code_fingerprint() -> str:
     """sha256 over the pipeline version and every source, schema and suite file (path and bytes)."""
     digest = hashlib.sha256(__version__.encode())
+    for name in LIBRARIES:
+        digest.update(f"{name}=={_installed(name)}\0".encode())
     for root in CODE_ROOTS:
         for path in sorted((config.REPO_ROOT / root).rglob("*")):
             if path.is_file() and path.suffix in {".py", ".json", ".sql"}:
                 digest.update(path.relative_to(config.REPO_ROOT).as_posix().encode() + b"\0")
                 digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _installed(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+def frame_digest(frame: pl.DataFrame) -> str:
+    """sha256 of a frame's columns and rows in order, as NDJSON text (the logical values, never the
+    memory layout, which differs between equal frames)."""
+    digest = hashlib.sha256(json.dumps(list(frame.schema.items()), default=str).encode() + b"\n")
+    digest.update(frame.write_ndjson().encode())
     return digest.hexdigest()
 
 

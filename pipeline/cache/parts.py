@@ -1,0 +1,113 @@
+"""Published files cached by the content they were computed from: a partition whose inputs did not change
+is placed into the release from the cache instead of being computed and written again
+(docs/releases.md#the-cache).
+
+A part's key is the caller's digest of everything the file's bytes depend on (with the code fingerprint);
+the entry records the file's sha256 and size, and a file is placed only when its bytes still hash to them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.cache.entries import CacheWarning, entry_path, read_entry, write_entry
+from pipeline.ids import file_sha256
+
+#: Cache sub-folder of every part kind (`parts/<kind>/<key>.json` beside `<key>.bin`).
+PARTS_DIR = "parts"
+
+
+@dataclass(frozen=True)
+class PlacedFile:
+    """A part file in the release: its sha256 and size, and what its producer recorded beside it."""
+
+    sha256: str
+    bytes: int
+    meta: dict[str, Any]
+
+
+@dataclass
+class PartCache:
+    """Part files of one kind; with no folder every lookup misses and nothing is kept. `used` collects the
+    keys this run placed or kept, so that `prune` can drop the others once the run has published."""
+
+    folder: Path | None
+    kind: str
+    used: set[str] = field(default_factory=set)
+
+    @property
+    def _kind(self) -> str:
+        return f"{PARTS_DIR}/{self.kind}"
+
+    def _blob(self, key: str) -> Path:
+        assert self.folder is not None
+        return entry_path(self.folder, self._kind, key).with_suffix(".bin")
+
+    def place(self, key: str, dest: Path) -> PlacedFile | None:
+        """The cached file of `key` at `dest` (linked, else copied), or None: no entry, or one whose file
+        is gone or no longer has its recorded bytes (ignored with a warning)."""
+        if self.folder is None:
+            return None
+        entry = read_entry(self.folder, self._kind, key)
+        if not isinstance(entry, dict):
+            return None
+        blob = self._blob(key)
+        try:
+            size = blob.stat().st_size
+            intact = size == entry.get("bytes") and file_sha256(str(blob)) == entry.get("sha256")
+        except OSError:
+            intact = False
+        if not intact:
+            warnings.warn(f"cache part ignored, recomputing: {blob}: missing or changed", CacheWarning, stacklevel=2)
+            return None
+        _link_or_copy(blob, dest)
+        self.used.add(key)
+        return PlacedFile(str(entry["sha256"]), int(entry["bytes"]), dict(entry.get("meta") or {}))
+
+    def keep(self, key: str, path: Path, meta: dict[str, Any] | None = None) -> PlacedFile:
+        """Record the file just written at `path` as `key`'s (a no-op but for the hash without a folder)."""
+        placed = PlacedFile(file_sha256(str(path)), path.stat().st_size, dict(meta or {}))
+        if self.folder is None:
+            return placed
+        blob = self._blob(key)
+        blob.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=blob.parent, prefix=".tmp-")
+        os.close(handle)
+        try:
+            _link_or_copy(path, Path(tmp))
+            os.replace(tmp, blob)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        write_entry(self.folder, self._kind, key, {"sha256": placed.sha256, "bytes": placed.bytes, "meta": placed.meta})
+        self.used.add(key)
+        return placed
+
+    def prune(self) -> int:
+        """Remove every part of this kind that this run did not use; returns how many were removed."""
+        if self.folder is None:
+            return 0
+        folder = self.folder / self._kind
+        removed = 0
+        for path in folder.glob("*") if folder.is_dir() else ():
+            if path.stem not in self.used and path.suffix in {".json", ".bin"}:
+                path.unlink(missing_ok=True)
+                removed += path.suffix == ".json"
+        return removed
+
+
+def _link_or_copy(source: Path, dest: Path) -> None:
+    """`dest` becomes `source`'s bytes: a hard link (no copy; the cache checks the bytes before each use),
+    or a copy where linking is not possible (another file system)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.unlink(missing_ok=True)
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copyfile(source, dest)
