@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import polars as pl
 
 from pipeline import __version__, config
 from pipeline.cache.fingerprint import inputs_key
+from pipeline.cache.parts import PartCache
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.stage import DamageOutputs, start_damage
 from pipeline.dataset import Dataset
@@ -56,6 +57,8 @@ class RunResult:
     #: Inputs (page files, Wahapedia or BSData folders) parsed by this run, and those the cache gave.
     inputs_parsed: tuple[str, ...] = ()
     inputs_from_cache: tuple[str, ...] = ()
+    #: Partition files of each kind (`damage_matrix`, ...): how many were computed, how many the cache gave.
+    partitions: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _no_progress(name: str) -> AbstractContextManager[None]:
@@ -118,13 +121,14 @@ def _run(
         frames = {**frames, "damage_vs_reference": vs_reference, "findings": findings}
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
+    matrix_cache = PartCache(cache, "damage_matrix")
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
             matchups = matchups_stage(frames, release, matchup_scenarios, executor)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
         with stage("store (DuckDB)"):
-            stored = store_stage(frames, damage, release)
+            stored = store_stage(frames, damage, release, matrix_cache)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
         release_free_heap()
         with stage("quality gates"):
@@ -135,9 +139,13 @@ def _run(
             **reports, damage=damage.report, store=stored, quality=quality, matchups=matchups.report
         )
         with stage("publish"):
-            published = write_release(release, version, frames, damage, run_reports, publication, previous)
+            published = write_release(
+                release, version, frames, damage, run_reports, publication, previous, stored.matrix_hashes
+            )
+    matrix_cache.prune()  # published: parts no longer used go
     latest = (output.path / config.LATEST_NAME).resolve()
-    return RunResult(version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused)
+    parts = {"damage_matrix": stored.partitions}
+    return RunResult(version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused, parts)
 
 
 def _compute(

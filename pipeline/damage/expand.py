@@ -13,6 +13,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,11 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from pipeline.cache.parts import PartCache, PlacedFile
 from pipeline.damage.buffers import Buffers, reused, take_rows_columns
 from pipeline.damage.effective import EffectiveWeapons
 from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
+from pipeline.damage.matrix_key import scenario_key
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
@@ -113,6 +116,7 @@ class DamageComputation:
         effective_keys: dict[str, IntArray],
         scenarios: Sequence[Scenario],
         report: DamageReport,
+        inputs_digest: str = "",
     ) -> None:
         self.weapons = weapons  # weapon_id, wkey, cost_per_copy; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
@@ -122,6 +126,7 @@ class DamageComputation:
         self.target_keys = targets["tkey"].cast(pl.Int64).to_numpy()  # block column of each target row
         self.scenarios = list(scenarios)
         self.report = report
+        self.inputs_digest = inputs_digest  # of every engine input (matrix_key.py): "" means never cached
         #: Enum types of weapon_id, profile_id, scenario: 4-byte codes in memory, strings to every
         #: reader (DuckDB, Parquet), and the cheapest id encoding for the Parquet writer. Categories
         #: are sorted, so sorting by an id column sorts the strings.
@@ -181,7 +186,9 @@ class DamageComputation:
         """This computation without its result blocks (≈ 0.27 GB on the whole corpus): what the stages after
         the store need (the cells, the report), once the matrix is on disk."""
         no_unit = UnitGrid({}, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
-        return DamageComputation(self.weapons, self.targets, {}, no_unit, {}, self.scenarios, self.report)
+        return DamageComputation(
+            self.weapons, self.targets, {}, no_unit, {}, self.scenarios, self.report, self.inputs_digest
+        )
 
     @property
     def cells(self) -> int:
@@ -245,9 +252,12 @@ class DamageComputation:
             )
         return self._arrow
 
-    def write_parquet(self, out_dir: Path, workers: int | None = None) -> list[Path]:
+    def write_parquet(
+        self, out_dir: Path, workers: int | None = None, cache: PartCache | None = None
+    ) -> list[WrittenPart]:
         """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`, streamed one row group
-        at a time (`row_group`), so the bytes depend on neither `workers` nor the order threads run in.
+        at a time (`row_group`), so the bytes depend on neither `workers` nor the order threads run in; a
+        scenario whose key (`matrix_key.scenario_key`) `cache` holds is placed from it instead.
 
         `workers` scenarios are written at once (default: every scenario, up to MAX_SCENARIO_WRITERS, else
         `writer_threads()`). Memory is a row group (≈ 30 MB of columns) per writer.
@@ -255,19 +265,38 @@ class DamageComputation:
         count = len(self.scenarios)
         workers = (count if count <= MAX_SCENARIO_WRITERS else writer_threads()) if workers is None else workers
         total = self.report.cells_per_scenario
+        cache = cache if cache is not None and self.inputs_digest else PartCache(None, PARQUET_DIR)
 
-        def write(scenario: Scenario) -> Path:
+        def write(scenario: Scenario) -> WrittenPart:
+            path = partition_path(out_dir, scenario.name)
+            key = scenario_key(self.inputs_digest, scenario.name)
+            placed = cache.place(key, path)
+            if placed is not None:
+                return WrittenPart(scenario.name, path, total, placed, from_cache=True)
             buffers: Buffers = {}  # this writer's: each row group is written before the next is built
             groups = (
                 self.row_group(scenario.name, s, min(s + ROW_GROUP_ROWS, total), buffers)
                 for s in range(0, total, ROW_GROUP_ROWS)
             )
-            return write_row_groups(groups, out_dir, scenario.name, empty=self.row_group(scenario.name, 0, 0))
+            write_row_groups(groups, out_dir, scenario.name, empty=self.row_group(scenario.name, 0, 0))
+            return WrittenPart(scenario.name, path, total, cache.keep(key, path), from_cache=False)
 
         self._arrow_ids()  # built once, before the threads share them
         self._target_codes(slice(0, min(total, ROW_GROUP_ROWS)))
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             return list(pool.map(write, self.scenarios))
+
+
+@dataclass(frozen=True)
+class WrittenPart:
+    """One matrix file: its scenario, path, cells, bytes' hash (taken as written or placed), and whether the
+    cache gave it."""
+
+    scenario: str
+    path: Path
+    cells: int
+    file: PlacedFile
+    from_cache: bool
 
 
 def partition_path(out_dir: Path, scenario: str) -> Path:

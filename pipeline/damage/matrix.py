@@ -25,6 +25,7 @@ from pipeline.damage.expand import (
     write_partition,
 )
 from pipeline.damage.inputs import cost_per_copy
+from pipeline.damage.matrix_key import matrix_digest
 from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_targets, prepare_weapons
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
@@ -74,7 +75,8 @@ def prepare_damage(
     weapon_ids = cost_per_copy(w.ids, points, loadouts).sort("wkey", "weapon_id")
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
     report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
-    return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report)
+    digest = matrix_digest(weapons, weapon_abilities, weapon_ids, targets, t.ids)
+    return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report, digest)
 
 
 def _report(

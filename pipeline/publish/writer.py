@@ -54,10 +54,10 @@ def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.Dat
 
 def _write_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> dict[str, str]:
     """The tables' Parquet and NDJSON files (mostly Polars' own writers, which release the GIL); returns the
-    sha256 of those and of the damage matrix's Parquet (hashlib releases the GIL too), by relative path."""
+    sha256 of those (hashlib releases the GIL too), by relative path."""
     write_parquet_tables(frames, release)
     write_feed(frames, release)
-    written = [*release.glob("*.parquet"), *(release / "feed").glob("*.ndjson"), *release.glob("damage_matrix/**/*")]
+    written = [*release.glob("*.parquet"), *(release / "feed").glob("*.ndjson")]
     return hash_files(release, sorted(p for p in written if p.is_file()))
 
 
@@ -69,15 +69,17 @@ def write_release(
     reports: RunReports,
     publication: Publication,
     previous: PreviousRelease | None = None,
+    hashed: Mapping[str, str] | None = None,
 ) -> Published:
     """Parquet, NDJSON feed, faction documents, explorer site, feed index, JSON Schemas, manifest (with the
-    reports as given, the release's place in its output folder and what changed since the previous release)."""
+    reports as given, the release's place in its output folder and what changed since the previous release).
+    `hashed`: sha256 of files already in the release (the matrix's, by relative path), not read again."""
     with ThreadPoolExecutor(max_workers=2) as pool:  # DuckDB's hashes and Polars' writers run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME)
         tables = pool.submit(_write_tables, frames, release)
         write_faction_documents(frames, release)
         site = write_site(frames, release, version)
-        known = tables.result()
+        known = {**tables.result(), **(hashed or {})}
         counts = {name: frame.height for name, frame in frames.items()}
         counts["damage_matrix"] = damage.cells
         index = write_feed_index(release, version, counts, known)

@@ -15,29 +15,48 @@ from typing import Any
 import polars as pl
 
 from pipeline import config
+from pipeline.cache.parts import PartCache
+from pipeline.damage.expand import WrittenPart
 from pipeline.damage.matrix import DamageComputation
 from pipeline.store.load import DamageMatrixKind, attach_damage_matrix, attach_unit_matchups, load_duckdb
 
 
 @dataclass(frozen=True)
 class StoreReport:
-    """How the damage matrix is held in DuckDB, and its size."""
+    """How the damage matrix is held in DuckDB, its size, and its files (those the cache gave included)."""
 
     damage_matrix_in_duckdb: DamageMatrixKind
     damage_cells: int
+    matrix_files: tuple[WrittenPart, ...] = ()
+    release: Path = Path()
 
     def as_dict(self) -> dict[str, Any]:
+        """What the manifest records (the same whatever the cache gave: releases do not depend on it)."""
         return {"damage_matrix_in_duckdb": self.damage_matrix_in_duckdb}
 
+    @property
+    def partitions(self) -> tuple[int, int]:
+        """Matrix files computed, and placed from the cache."""
+        cached = sum(f.from_cache for f in self.matrix_files)
+        return len(self.matrix_files) - cached, cached
 
-def store_stage(frames: Mapping[str, pl.DataFrame], damage: DamageComputation, release: Path) -> StoreReport:
-    """`damage_matrix/` Parquet and meanwhile `dataslate.duckdb` with every table; then the matrix,
-    `unit_matchups` (a view over the partitions already in the release, when there are any) and the views."""
+    @property
+    def matrix_hashes(self) -> dict[str, str]:
+        """sha256 of each matrix file, by path relative to the release (taken as it was written or placed)."""
+        return {f.path.relative_to(self.release).as_posix(): f.file.sha256 for f in self.matrix_files}
+
+
+def store_stage(
+    frames: Mapping[str, pl.DataFrame], damage: DamageComputation, release: Path, cache: PartCache | None = None
+) -> StoreReport:
+    """`damage_matrix/` Parquet (each part placed from `cache` when it holds its key) and meanwhile
+    `dataslate.duckdb` with every table; then the matrix, `unit_matchups` (a view over the partitions already
+    in the release, when there are any) and the views."""
     db_path = release / config.DUCKDB_FILENAME
     with ThreadPoolExecutor(max_workers=1) as pool:  # the tables load while the matrix is written
         loading = pool.submit(load_duckdb, frames, db_path)
-        damage.write_parquet(release)
+        files = damage.write_parquet(release, cache=cache)
         loading.result()
     kind = attach_damage_matrix(db_path, damage.cells)
     attach_unit_matchups(db_path)
-    return StoreReport(kind, damage.cells)
+    return StoreReport(kind, damage.cells, tuple(files), release)

@@ -102,3 +102,31 @@ def test_a_changed_page_is_the_only_input_parsed_again(pages: Path, tmp_path: Pa
     assert second.inputs_parsed == (str(page),)
     assert len(second.inputs_from_cache) == 2
     assert second.version != first.version  # the page's sha256 is part of the version
+
+
+def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
+    first: RunResult, pages: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blank line at the end of a page moves its sha256 (a new version) but no engine input: every scenario's
+    matrix file is placed from the cache, with the bytes a run without a cache writes."""
+    changed = tmp_path / "pages"
+    shutil.copytree(pages, changed)
+    page = sorted(changed.iterdir())[0]
+    page.write_text(page.read_text() + "\n")
+    out = tmp_path / "out"
+    shutil.copytree(first.release.parent, out, symlinks=True)
+    result = run_pipeline([changed], out)
+    assert result.version != first.version
+    assert result.partitions == {"damage_matrix": (0, 5)}
+    assert len(list((out / config.CACHE_DIRNAME / "parts" / "damage_matrix").glob("*.json"))) == 5  # pruned to these
+    monkeypatch.setenv("DATASLATE_CACHE", "off")
+    cold = run_pipeline([changed], tmp_path / "cold")
+    assert cold.partitions == {"damage_matrix": (5, 0)}
+    for path in sorted((cold.release / "damage_matrix").rglob("*.parquet")):
+        assert (result.release / path.relative_to(cold.release)).read_bytes() == path.read_bytes()
+    files = json.loads((result.release / "manifest.json").read_text())["files"]
+    cold_files = json.loads((cold.release / "manifest.json").read_text())["files"]
+    checks = {"quality/summary.json", "quality/index.html"}  # the cold run had no previous release to check against
+    assert {k: v for k, v in files.items() if k not in checks} == {
+        k: v for k, v in cold_files.items() if k not in checks
+    }
