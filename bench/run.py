@@ -223,6 +223,14 @@ def part_pipeline() -> dict[str, Any]:
     return {"cold": cold, "unchanged_rerun": rerun, "targets": {"cold_s": 45, "publish_s": 10, "peak_rss_mb": 3072}}
 
 
+def part_incremental() -> dict[str, Any]:
+    """A refresh on a copy of the shared BSData: cold, unchanged rerun, one catalogue's points changed (its
+    stages, what was parsed again and which partitions the cache gave; bench/incremental.py)."""
+    from bench.incremental import run_incremental
+
+    return run_incremental()
+
+
 def part_scale() -> dict[str, Any]:
     """Peak RSS against output size: `dataslate run` on pages + Wahapedia + a 1x and a 4x synthetic BSData corpus
     (every shared catalogue k times, bench/synth_corpus.py; no unit x unit table, cache off), each in its own
@@ -254,6 +262,7 @@ def part_scale() -> dict[str, Any]:
 
 PARTS: dict[str, Callable[[], dict[str, Any]]] = {
     "pipeline": part_pipeline,
+    "incremental": part_incremental,
     "scale": part_scale,
     "wahapedia": part_wahapedia,
     "bsdata": part_bsdata,

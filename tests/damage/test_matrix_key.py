@@ -22,7 +22,7 @@ def _when(frame: pl.DataFrame, key: str, value: str, column: str, new: object) -
 
 
 def _stronger_plasma(f: Frames) -> Frames:
-    return _when(f[0], "weapon_id", "plasma", "strength", "9"), *f[1:]  # type: ignore[return-value]
+    return _when(f[0], "weapon_id", "plasma", "strength", "9"), *f[1:]
 
 
 def _no_gatler_sustained_hits(f: Frames) -> Frames:
@@ -38,7 +38,7 @@ def _stealthy_boy(f: Frames) -> Frames:
 
 
 def _dearer(f: Frames) -> Frames:
-    return *f[:3], f[3].with_columns(pl.col("cost") + 1)  # type: ignore[return-value]
+    return *f[:3], f[3].with_columns(pl.col("cost") + 1)
 
 
 def _line_numbers(f: Frames) -> Frames:  # where a row sat in its file: no engine input

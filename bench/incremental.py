@@ -1,0 +1,77 @@
+"""A maintainer's refresh: a cold run, the unchanged rerun, then one catalogue changed (the first points value
+of one catalogue, +1), each with its stages, the inputs parsed and the partitions the cache gave.
+
+    python bench/incremental.py [CATALOGUE]   # default: the largest catalogue of the shared BSData folder
+
+Runs on a copy of the shared BSData folder (the shared data is read-only) with pages and Wahapedia; the unit x
+unit table as `bench/pipeline_bench.py` chooses it (DATASLATE_BENCH_UNIT_MATCHUPS). Printed as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+_POINTS = re.compile(rb'(<cost\b[^>]*\bname="pts"[^>]*\bvalue=")(\d+)')
+
+
+def change_points(catalogue: Path) -> str:
+    """The catalogue's first points value, +1, in place; returns what changed (`95 -> 96`)."""
+    text = catalogue.read_bytes()
+    found = _POINTS.search(text)
+    if found is None:
+        raise SystemExit(f"no points value in {catalogue}")
+    new = int(found[2]) + 1
+    catalogue.write_bytes(text[: found.start(2)] + str(new).encode() + text[found.end(2) :])
+    return f"{found[2].decode()} -> {new}"
+
+
+def _summary(run: dict[str, Any], result: Any) -> dict[str, Any]:
+    return {
+        "total_s": run["total_s"],
+        "total_cpu_s": run["total_cpu_s"],
+        "reused": run["reused"],
+        "stages": {name: stage["s"] for name, stage in run["stages"].items()},
+        "inputs_parsed": len(result.inputs_parsed),
+        "inputs_from_cache": len(result.inputs_from_cache),
+        "partitions": {kind: {"computed": c, "from_cache": r} for kind, (c, r) in result.partitions.items()},
+    }
+
+
+def run_incremental(catalogue: str | None = None) -> dict[str, Any]:
+    from bench.pipeline_bench import StageClock, cpu_s, unit_matchup_scenarios
+    from pipeline import config
+    from pipeline.run import run_pipeline
+
+    def timed(inputs: list[Path], out: Path) -> dict[str, Any]:
+        import time
+
+        clock = StageClock()
+        start, cpu = time.perf_counter(), cpu_s()
+        result = run_pipeline(inputs, out, stage=clock, matchup_scenarios=unit_matchup_scenarios())
+        run = {"total_s": round(time.perf_counter() - start, 2), "total_cpu_s": round(cpu_s() - cpu, 2)}
+        return _summary({**run, "reused": result.reused, "stages": clock.stages}, result)
+
+    with tempfile.TemporaryDirectory(prefix="dataslate-incremental-") as tmp:
+        bsdata = Path(tmp) / "bsdata"
+        shutil.copytree(config.bsdata_dir(), bsdata)
+        for path in bsdata.iterdir():
+            path.chmod(0o644)
+        inputs, out = [config.RAW_PAGES_DIR, config.wahapedia_dir(), bsdata], Path(tmp) / "out"
+        chosen = bsdata / catalogue if catalogue else max(bsdata.glob("*.cat"), key=lambda p: p.stat().st_size)
+        runs = {"cold": timed(inputs, out), "unchanged": timed(inputs, out)}
+        changed = change_points(chosen)
+        runs["one_catalogue_changed"] = {"catalogue": chosen.name, "points": changed, **timed(inputs, out)}
+    return {**runs, "targets": {"unchanged_s": 5, "one_catalogue_changed_s": 15}}
+
+
+if __name__ == "__main__":
+    print(json.dumps(run_incremental(*sys.argv[1:2]), indent=2))
