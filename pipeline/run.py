@@ -120,7 +120,7 @@ def _run(
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
-            matchups = matchups_stage(frames, release, matchup_scenarios, executor)
+            matchups = matchups_stage(frames, release, matchup_scenarios, executor, cache=cache)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
         with stage("store (DuckDB)"):
@@ -136,6 +136,7 @@ def _run(
         )
         with stage("publish"):
             published = write_release(release, version, frames, damage, run_reports, publication, previous)
+    matchups.prune()  # published: the cached parts this run did not use go
     latest = (output.path / config.LATEST_NAME).resolve()
     return RunResult(version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused)
 
