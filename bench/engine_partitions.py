@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 PARTITIONS = (("orks", 0), ("space-marines", 3), ("aeldari", 0), ("necrons", 0))
+ORDER = [(c, "ascending") for c in ("phase", "attacker_unit_id", "attacker_models", "target_unit_id", "target_models")]
 
 
 def load_options(cache: Path | None) -> list[Any]:
@@ -54,7 +55,7 @@ def largest_difference(before: pa.Table, after: pa.Table) -> float:
 
 def run(options: list[Any], repeats: int, save: Path | None, compare: Path | None) -> None:
     from pipeline import config
-    from pipeline.matchups.partition import _ENGINES, MatchupInputs, compute_matchup_partition
+    from pipeline.matchups.partition import _ENGINES, MatchupInputs, compute_matchup_parts
     from pipeline.units.count_cache import SHARED
 
     inputs = MatchupInputs(options, workers=1, max_pairs=config.MATCHUP_MAX_PAIRS)
@@ -65,7 +66,8 @@ def run(options: list[Any], repeats: int, save: Path | None, compare: Path | Non
         cpu_total, rows_total = 0.0, 0
         for faction, chunk in PARTITIONS:
             start = time.process_time()
-            table = compute_matchup_partition(inputs, keys[(faction, chunk)])
+            parts = compute_matchup_parts(inputs, keys[(faction, chunk)])  # the chunk against every target
+            table = pa.concat_tables(parts.values())
             cpu = time.process_time() - start
             cpu_total, rows_total = cpu_total + cpu, rows_total + table.num_rows
             line = (
@@ -74,8 +76,8 @@ def run(options: list[Any], repeats: int, save: Path | None, compare: Path | Non
             if repeat == 0 and save is not None:
                 pq.write_table(table, save / f"{faction}-{chunk}.parquet")
             if repeat == 0 and compare is not None:
-                before = pq.read_table(compare / f"{faction}-{chunk}.parquet")
-                line += f", largest difference {largest_difference(before, table):.3g}"
+                before = pq.read_table(compare / f"{faction}-{chunk}.parquet").sort_by(ORDER)  # row order may differ
+                line += f", largest difference {largest_difference(before, table.sort_by(ORDER)):.3g}"
             print(line, flush=True)
         print(f"repeat {repeat}: {cpu_total:.2f} s CPU, {1e6 * cpu_total / rows_total:.3f} µs/pair", flush=True)
 

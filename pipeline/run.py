@@ -124,7 +124,7 @@ def _run(
     matrix_cache = PartCache(cache, "damage_matrix")
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
-            matchups = matchups_stage(frames, release, matchup_scenarios, executor)
+            matchups = matchups_stage(frames, release, matchup_scenarios, executor, cache=cache)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
         with stage("store (DuckDB)"):
@@ -142,9 +142,10 @@ def _run(
             published = write_release(
                 release, version, frames, damage, run_reports, publication, previous, stored.matrix_hashes
             )
-    matrix_cache.prune()  # published: parts no longer used go
+    matrix_cache.prune()  # published: the cached parts this run did not use go
+    matchups.prune()
     latest = (output.path / config.LATEST_NAME).resolve()
-    parts = {"damage_matrix": stored.partitions}
+    parts = {"damage_matrix": stored.partitions, **matchups.cache.partitions}
     return RunResult(version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused, parts)
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import functools
 import hashlib
 import importlib.metadata
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pipeline import __version__, config
 from pipeline.ids import file_sha256
@@ -52,6 +54,106 @@ def frame_digest(frame: pl.DataFrame) -> str:
     digest = hashlib.sha256(json.dumps(list(frame.schema.items()), default=str).encode() + b"\n")
     digest.update(frame.write_ndjson().encode())
     return digest.hexdigest()
+
+
+class ValueDigest:
+    """Canonical sha256 of Python values, the same in every process (never `pickle` or `repr`: a set's order
+    and `hash()` of text change with the hash seed). Handles None, bool, int, float (exact, `float.hex`), str,
+    bytes, enums, dataclasses (their `init` fields by name: derived fields such as cached hashes are left out),
+    Pydantic models (their fields), tuples and lists, mappings (items sorted by their keys' encodings), sets and
+    frozensets (sorted encodings) and numpy arrays and scalars (dtype, shape, bytes); anything else is a
+    `TypeError`, so that a value the digest cannot read is never keyed by its identity. Every value is encoded
+    with its type and length, so no two values share an encoding. Dataclass and model instances are encoded
+    as the sha256 of their fields, memoised by identity while this object lives (inputs share their weapons
+    and groups): keep one only while the values it has seen are alive and unchanged."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[object, bytes]] = {}
+
+    def hexdigest(self, value: object) -> str:
+        return hashlib.sha256(self.encode(value)).hexdigest()
+
+    def encode(self, value: object) -> bytes:
+        """The value's canonical bytes (self-delimiting)."""
+        if value is None or isinstance(value, bool):
+            return b"N" if value is None else (b"T" if value else b"F")
+        if isinstance(value, enum.Enum):  # before int and str: StrEnum and IntEnum members are both
+            return self._tagged(b"E", value, self.encode(value.value))
+        if isinstance(value, int):
+            return _sized(b"i", str(value).encode())
+        if isinstance(value, float):
+            return _sized(b"f", value.hex().encode())
+        if isinstance(value, str):
+            return _sized(b"s", value.encode("utf-8", "surrogatepass"))
+        if isinstance(value, bytes):
+            return _sized(b"b", value)
+        if isinstance(value, (tuple, list)):
+            return _items(b"t" if isinstance(value, tuple) else b"l", [self.encode(v) for v in value])
+        if isinstance(value, (set, frozenset)):
+            return _items(b"S", sorted(self.encode(v) for v in value))
+        if isinstance(value, Mapping):
+            return _items(b"M", sorted(self.encode(k) + self.encode(v) for k, v in value.items()))
+        return self._object(value)
+
+    def _object(self, value: object) -> bytes:
+        import numpy as np
+
+        if isinstance(value, np.ndarray):
+            array = np.ascontiguousarray(value)
+            if array.dtype.hasobject:
+                raise TypeError("ValueDigest: numpy arrays of Python objects are not digested")
+            shape = _items(b"t", [self.encode(n) for n in array.shape])
+            return _sized(b"A", _sized(b"d", array.dtype.str.encode()) + shape + array.tobytes())
+        if isinstance(value, np.generic):
+            return self._object(np.asarray(value))
+        memo = self._memo.get(id(value))
+        if memo is not None and memo[0] is value:
+            return memo[1]
+        kind, names = _field_names(type(value))
+        fields = _items(b"O", [encoded + self.encode(getattr(value, name)) for name, encoded in names])
+        encoded = _sized(b"D", kind + hashlib.sha256(fields).digest())
+        self._memo[id(value)] = (value, encoded)
+        return encoded
+
+    @staticmethod
+    def _tagged(tag: bytes, value: object, body: bytes) -> bytes:
+        kind = type(value)
+        return _sized(tag, _sized(b"c", f"{kind.__module__}.{kind.__qualname__}".encode()) + body)
+
+
+_FIELDS: dict[type, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
+
+
+def _field_names(kind: type) -> tuple[bytes, tuple[tuple[str, bytes], ...]]:
+    """The class's qualified name (encoded) and its fields' names (with their encodings) of a dataclass or a
+    Pydantic model."""
+    if kind not in _FIELDS:
+        _FIELDS[kind] = _fields_of(kind)
+    return _FIELDS[kind]
+
+
+def _fields_of(kind: type) -> tuple[bytes, tuple[tuple[str, bytes], ...]]:
+    if dataclasses.is_dataclass(kind):
+        names = [f.name for f in dataclasses.fields(kind) if f.init]
+    elif hasattr(kind, "model_fields"):  # a Pydantic model (such as Dice)
+        names = list(kind.model_fields)
+    else:
+        raise TypeError(f"ValueDigest: cannot digest a {kind.__qualname__}")
+    encoded = tuple((n, _sized(b"s", n.encode())) for n in names)
+    return _sized(b"c", f"{kind.__module__}.{kind.__qualname__}".encode()), encoded
+
+
+def _sized(tag: bytes, body: bytes) -> bytes:
+    return tag + str(len(body)).encode() + b":" + body
+
+
+def _items(tag: bytes, encoded: list[bytes]) -> bytes:
+    return _sized(tag, str(len(encoded)).encode() + b":" + b"".join(encoded))
+
+
+def value_digest(*values: Any) -> str:
+    """`ValueDigest` of `values` (a tuple) as hex: the one digest of Python objects cache keys use."""
+    return ValueDigest().hexdigest(values)
 
 
 def entry_fingerprint(path: Path) -> str:

@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,13 @@ class PlacedFile:
 @dataclass
 class PartCache:
     """Part files of one kind; with no folder every lookup misses and nothing is kept. `used` collects the
-    keys this run placed or kept, so that `prune` can drop the others once the run has published."""
+    keys this run placed, read or kept, so that `prune` can drop the others once the run has published;
+    `kept` the keys this process kept."""
 
     folder: Path | None
     kind: str
     used: set[str] = field(default_factory=set)
+    kept: set[str] = field(default_factory=set)
 
     @property
     def _kind(self) -> str:
@@ -52,6 +55,16 @@ class PartCache:
     def place(self, key: str, dest: Path) -> PlacedFile | None:
         """The cached file of `key` at `dest` (linked, else copied), or None: no entry, or one whose file
         is gone or no longer has its recorded bytes (ignored with a warning)."""
+        found = self.get(key)
+        if found is None:
+            return None
+        blob, placed = found
+        _link_or_copy(blob, dest)
+        return placed
+
+    def get(self, key: str) -> tuple[Path, PlacedFile] | None:
+        """The cached file of `key` where it lies in the cache (to be read, never changed), or None as for
+        `place`. Either way checked against its entry first, and counted as used."""
         if self.folder is None:
             return None
         entry = read_entry(self.folder, self._kind, key)
@@ -64,11 +77,15 @@ class PartCache:
         except OSError:
             intact = False
         if not intact:
-            warnings.warn(f"cache part ignored, recomputing: {blob}: missing or changed", CacheWarning, stacklevel=2)
+            warnings.warn(f"cache part ignored, recomputing: {blob}: missing or changed", CacheWarning, stacklevel=3)
             return None
-        _link_or_copy(blob, dest)
         self.used.add(key)
-        return PlacedFile(str(entry["sha256"]), int(entry["bytes"]), dict(entry.get("meta") or {}))
+        return blob, PlacedFile(str(entry["sha256"]), int(entry["bytes"]), dict(entry.get("meta") or {}))
+
+    def claim(self, keys: Iterable[str]) -> None:
+        """Count as used parts kept by other processes of this run (forked workers keep into the same folder,
+        but their `used` stays in their process)."""
+        self.used.update(keys)
 
     def keep(self, key: str, path: Path, meta: dict[str, Any] | None = None) -> PlacedFile:
         """Record the file just written at `path` as `key`'s (a no-op but for the hash without a folder)."""
@@ -87,6 +104,7 @@ class PartCache:
             raise
         write_entry(self.folder, self._kind, key, {"sha256": placed.sha256, "bytes": placed.bytes, "meta": placed.meta})
         self.used.add(key)
+        self.kept.add(key)
         return placed
 
     def prune(self) -> int:

@@ -1,16 +1,20 @@
-"""`unit_matchups` one partition at a time: a pure function of (inputs, key) -> an Arrow table, called
-through a small executor interface, each result written to its own Parquet file and dropped.
+"""`unit_matchups` one chunk of attackers at a time: a pure function of (inputs, key) -> Arrow tables, one per
+target faction, called through a small executor interface, each table written to its own Parquet file and
+dropped.
 
-Layout: `unit_matchups/scenario=<s>/attacker_faction=<slug>/part-<n>.parquet` (docs/units.md#partitions): a
-faction's attackers in chunks of at most `config.MATCHUP_MAX_PAIRS` pairs per phase, so one result's memory is
-bounded whatever the faction's size.
+Layout: `unit_matchups/scenario=<s>/attacker_faction=<a>/part-<n>-<t>.parquet` (docs/units.md#partitions):
+chunk n of faction a's attackers (at most `config.MATCHUP_MAX_PAIRS` pairs per phase against every target)
+against the targets of faction t. A change to one faction's units touches that faction's chunks and the files
+of its targets, not the others; with a part cache (`pipeline/cache/parts.py`) the other files are placed from
+the cache and a key computes only its missing target factions (`PartitionKey.target_factions`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -18,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.cache.parts import PartCache
 from pipeline.matchups.sides import UnitOption
 from pipeline.units.engine import UnitEngine, compute_matchups
 from pipeline.units.model import Phase
@@ -26,21 +31,37 @@ from pipeline.units.results import Matchups
 K = TypeVar("K")
 V = TypeVar("V")
 TABLE = "unit_matchups"
+#: Significant bits kept when the target count sizes the chunks: the chunk size changes only when the
+#: targets cross a multiple of 2^(bits - 5) (256 at the corpora's 4,742), so adding a unit rarely moves
+#: every chunk boundary.
+TARGET_BITS = 5
 
 
 @dataclass(frozen=True)
 class PartitionKey:
-    """One file: a scenario, an attacker faction, and the chunk `[first, first + count)` of its attackers."""
+    """One task: a scenario, an attacker faction, the chunk `[first, first + count)` of its attackers, and the
+    target factions whose files it writes (None: every one). `helpers` are further targets (indices into
+    `MatchupInputs.targets`) the call needs — the family members the written targets' pairs are solved on —
+    whose rows are dropped; `cache_keys` the content key of each file written, in `target_factions` order
+    (empty: not cached)."""
 
     scenario: str
     attacker_faction: str
     chunk: int = 0
     first: int = 0
     count: int | None = None
+    target_factions: tuple[str, ...] | None = None
+    helpers: tuple[int, ...] = ()
+    cache_keys: tuple[str, ...] = ()
+
+    def path(self, target_faction: str) -> str:
+        folder = f"{TABLE}/scenario={self.scenario}/attacker_faction={self.attacker_faction}"
+        return f"{folder}/part-{self.chunk}-{target_faction}.parquet"
 
     @property
-    def path(self) -> str:
-        return f"{TABLE}/scenario={self.scenario}/attacker_faction={self.attacker_faction}/part-{self.chunk}.parquet"
+    def chunk_key(self) -> PartitionKey:
+        """The chunk alone (every target faction, no helpers, not cached)."""
+        return PartitionKey(self.scenario, self.attacker_faction, self.chunk, self.first, self.count)
 
 
 @dataclass(frozen=True)
@@ -56,9 +77,20 @@ class MatchupInputs:
     def attackers(self, faction: str) -> list[UnitOption]:
         return [o for o in self.options if o.faction_slug == faction and o.sides]
 
+    def chunk_attackers(self, key: PartitionKey) -> list[UnitOption]:
+        every = self.attackers(key.attacker_faction)
+        return every[key.first :] if key.count is None else every[key.first : key.first + key.count]
+
+    def chunk_size(self) -> int:
+        """Attackers per chunk: `max_pairs` pairs against the targets, counted to `TARGET_BITS` bits (rounded up,
+        so a chunk never exceeds `max_pairs` pairs per phase)."""
+        targets = max(1, len(self.targets))
+        step = 1 << max(0, targets.bit_length() - TARGET_BITS)
+        return max(1, self.max_pairs // (-(-targets // step) * step))
+
     def keys(self, scenarios: Iterable[str]) -> list[PartitionKey]:
-        """One key per (scenario, faction, chunk of at most `max_pairs` // targets attackers)."""
-        size = max(1, self.max_pairs // max(1, len(self.targets)))
+        """One key per (scenario, faction, chunk of at most `chunk_size()` attackers), every target faction."""
+        size = self.chunk_size()
         counts = Counter(o.faction_slug for o in self.options if o.sides)
         return [
             PartitionKey(s, f, chunk, first, size)
@@ -68,13 +100,38 @@ class MatchupInputs:
         ]
 
     def size(self, key: PartitionKey) -> int:
-        """Attacking options of the key's chunk (its work, roughly)."""
-        every = len(self.attackers(key.attacker_faction))
-        return max(0, min(every, key.first + (key.count if key.count is not None else every)) - key.first)
+        """Attacking options of the key's chunk times the targets of its call (its work, roughly)."""
+        return len(self.chunk_attackers(key)) * len(self.call_targets(key))
 
-    @property
+    @cached_property
     def targets(self) -> list[UnitOption]:
         return [o for o in self.options if o.target is not None]
+
+    @cached_property
+    def target_factions(self) -> tuple[str, ...]:
+        """Every target faction (slugs, sorted): one file per chunk and target faction."""
+        return tuple(sorted({o.faction_slug for o in self.targets}))
+
+    @cached_property
+    def target_faction_index(self) -> np.ndarray:
+        """Per target, the index of its faction in `target_factions`."""
+        index = {f: i for i, f in enumerate(self.target_factions)}
+        return np.array([index[o.faction_slug] for o in self.targets], dtype=np.int64)
+
+    def faction_targets(self, faction: str) -> np.ndarray:
+        """Indices of one faction's targets, in target order."""
+        found: np.ndarray = np.flatnonzero(self.target_faction_index == self.target_factions.index(faction))
+        return found
+
+    def call_targets(self, key: PartitionKey) -> np.ndarray:
+        """Indices of the targets the key's call computes: its target factions' and its helpers, in target order."""
+        if key.target_factions is None:
+            return np.arange(len(self.targets))
+        wanted = [self.target_factions.index(f) for f in key.target_factions]
+        chosen = np.isin(self.target_faction_index, wanted)
+        chosen[list(key.helpers)] = True
+        found: np.ndarray = np.flatnonzero(chosen)
+        return found
 
 
 class Executor(Protocol):
@@ -126,23 +183,40 @@ SCHEMA = pa.schema(
 DIST_FIELD = pa.field("slain_dist", pa.list_(pa.float64()))
 
 
-def compute_matchup_partition(inputs: MatchupInputs, key: PartitionKey) -> pa.Table:
-    """Every option of the key's faction against every target option, both phases, in one scenario."""
-    every = inputs.attackers(key.attacker_faction)
-    attackers = every[key.first :] if key.count is None else every[key.first : key.first + key.count]
-    targets = inputs.targets
+def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, pa.Table]:
+    """The key's attackers against the targets of each of its target factions, both phases, in one scenario:
+    one table per target faction (rows: shooting then fight, attacker-major, targets in target order).
+
+    One engine call per phase against every target of the call (the key's factions and its helpers), without
+    dense operators (`compute_matchups(..., operators=False)`), so a faction's rows are the same bits whatever
+    other factions the call holds (docs/units.md#partitions)."""
+    attackers = inputs.chunk_attackers(key)
+    call = inputs.call_targets(key)
+    targets = [inputs.targets[i] for i in call.tolist()]
     engine = _engine(key.scenario, inputs.workers)
-    tables = []
+    tables, rows_target = [], []
     for phase in Phase:
         armed = [o for o in attackers if phase in o.sides]
         if not armed or not targets:
             continue
         sides = [o.sides[phase] for o in armed]
         defences = [t.target for t in targets if t.target is not None]
-        result = compute_matchups(sides, defences, engine=engine, distributions=inputs.keep_distribution)
+        result = compute_matchups(
+            sides, defences, engine=engine, distributions=inputs.keep_distribution, operators=False
+        )
         tables.append(matchup_table(result, armed, targets, phase, inputs.keep_distribution))
+        rows_target.append(call[result.pairs[:, 1]])
     schema = SCHEMA.append(DIST_FIELD) if inputs.keep_distribution else SCHEMA
-    return pa.concat_tables(tables) if tables else schema.empty_table()
+    whole = pa.concat_tables(tables) if tables else schema.empty_table()
+    faction = inputs.target_faction_index[np.concatenate(rows_target)] if rows_target else np.zeros(0, np.int64)
+    order = np.argsort(faction, kind="stable")
+    bounds = np.searchsorted(faction[order], np.arange(len(inputs.target_factions) + 1))
+    wanted = inputs.target_factions if key.target_factions is None else key.target_factions
+    parts = {}
+    for name in wanted:
+        f = inputs.target_factions.index(name)
+        parts[name] = whole.take(pa.array(order[bounds[f] : bounds[f + 1]])).combine_chunks()
+    return parts
 
 
 def matchup_table(
@@ -189,31 +263,89 @@ def distribution_column(result: Matchups) -> pa.Array:
 
 @dataclass(frozen=True)
 class WrittenPartition:
+    """One file of the release: its chunk, target faction, rows and size, and whether the cache gave it."""
+
     key: PartitionKey
+    target_faction: str
     rows: int
     bytes: int
+    reused: bool = False
+
+    @property
+    def path(self) -> str:
+        return self.key.path(self.target_faction)
 
 
-def write_partition(inputs: MatchupInputs, key: PartitionKey, release: Path) -> WrittenPartition:
-    """Compute one partition and write its file."""
-    return write_table(compute_matchup_partition(inputs, key), key, release)
+def write_parts(
+    inputs: MatchupInputs, key: PartitionKey, release: Path, cache: PartCache | None = None
+) -> list[WrittenPartition]:
+    """Compute one key's tables and write (and, with its cache keys, keep) each file."""
+    tables = compute_matchup_parts(inputs, key)
+    return [write_table(tables[f], key, f, release, cache) for f in tables]
 
 
-def write_table(table: pa.Table, key: PartitionKey, release: Path) -> WrittenPartition:
-    path = release / key.path
+def write_table(
+    table: pa.Table, key: PartitionKey, target_faction: str, release: Path, cache: PartCache | None = None
+) -> WrittenPartition:
+    path = release / key.path(target_faction)
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path, compression="zstd", store_schema=False)
-    return WrittenPartition(key, table.num_rows, path.stat().st_size)
+    size = path.stat().st_size
+    if cache is not None and key.cache_keys and key.target_factions is not None:
+        cache_key = key.cache_keys[key.target_factions.index(target_faction)]
+        size = cache.keep(cache_key, path, {"rows": table.num_rows}).bytes
+    return WrittenPartition(key, target_faction, table.num_rows, size)
 
 
 def write_partitions(
-    inputs: MatchupInputs, keys: Sequence[PartitionKey], release: Path, executor: Executor | None = None
+    inputs: MatchupInputs,
+    keys: Sequence[PartitionKey],
+    release: Path,
+    executor: Executor | None = None,
+    cache: PartCache | None = None,
 ) -> list[WrittenPartition]:
-    """Each partition computed and written; nothing but one partition per worker is held at a time. Tasks
-    write their own file when the executor's workers share this file system (`local_files`): only counts
-    travel back, so no result is held twice (in the worker and, pickled, here); otherwise the driver writes."""
+    """Every file of `keys`' chunks: placed from `cache` when its content key has an entry, else computed and
+    written (and kept in the cache); nothing but one task's tables per worker is held at a time. A task computes
+    its chunk against the target factions whose files are missing only (with the helpers their pairs need), the
+    largest tasks first. Tasks write their own files when the executor's workers share this file system
+    (`local_files`): only counts travel back, so no result is held twice; otherwise the driver writes."""
     executor = executor or InProcessExecutor()
+    placed, tasks = plan_tasks(inputs, keys, release, cache)
+    tasks = sorted(tasks, key=inputs.size, reverse=True)  # the largest first: no long tail
     if getattr(executor, "local_files", False):
-        return [w for _, w in executor.map(lambda k: write_partition(inputs, k, release), keys)]
-    pairs = executor.map(lambda k: compute_matchup_partition(inputs, k), keys)
-    return [write_table(table, key, release) for key, table in pairs]
+        computed = [w for _, ws in executor.map(lambda k: write_parts(inputs, k, release, cache), tasks) for w in ws]
+    else:
+        results = executor.map(lambda k: compute_matchup_parts(inputs, k), tasks)
+        computed = [write_table(t, key, f, release, cache) for key, tables in results for f, t in tables.items()]
+    if cache is not None:
+        cache.claim(k for task in tasks for k in task.cache_keys)  # kept by the workers, in their processes
+    return placed + computed
+
+
+def plan_tasks(
+    inputs: MatchupInputs, keys: Sequence[PartitionKey], release: Path, cache: PartCache | None
+) -> tuple[list[WrittenPartition], list[PartitionKey]]:
+    """The files the cache places into `release` now, and the tasks for the rest (each key narrowed to its
+    missing target factions, with their helpers and cache keys). Without a cache folder: every key, whole."""
+    if cache is None or cache.folder is None:
+        return [], [replace(k, target_factions=None, helpers=(), cache_keys=()) for k in keys]
+    from pipeline.matchups.incremental import MatchupPartKeys
+
+    parts = MatchupPartKeys(inputs)
+    placed: list[WrittenPartition] = []
+    tasks: list[PartitionKey] = []
+    for key in keys:
+        chunk = key.chunk_key
+        content = parts.of(chunk)
+        missing = []
+        for faction in inputs.target_factions:
+            found = cache.place(content[faction].key, release / chunk.path(faction))
+            if found is None:
+                missing.append(faction)
+            else:
+                placed.append(WrittenPartition(chunk, faction, int(found.meta.get("rows", 0)), found.bytes, True))
+        if missing:
+            helpers = sorted(set().union(*(content[f].helpers for f in missing)))
+            cache_keys = tuple(content[f].key for f in missing)
+            tasks.append(replace(chunk, target_factions=tuple(missing), helpers=tuple(helpers), cache_keys=cache_keys))
+    return placed, tasks

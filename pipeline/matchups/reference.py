@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
+from pipeline.cache.parts import PartCache
 from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.partition import DIST_FIELD, SCHEMA, _engine, matchup_table
 from pipeline.matchups.sides import UnitOption, _group
@@ -15,6 +20,8 @@ from pipeline.units.engine import compute_matchups
 from pipeline.units.model import Phase, TargetUnit
 
 REFERENCE_SIZES = (1, 5, 10, 20)
+SCHEMA_VS = SCHEMA.append(DIST_FIELD).append(pa.field("attacker_faction", pa.string()))
+SCHEMA_VS = SCHEMA_VS.append(pa.field("scenario", pa.string()))
 
 
 def reference_units(profiles: Sequence[Mapping[str, Any]]) -> list[UnitOption]:
@@ -30,17 +37,59 @@ def reference_units(profiles: Sequence[Mapping[str, Any]]) -> list[UnitOption]:
 
 
 def unit_vs_reference(
-    options: Sequence[UnitOption], references: Sequence[UnitOption], scenarios: Sequence[str], workers: int = 1
+    options: Sequence[UnitOption],
+    references: Sequence[UnitOption],
+    scenarios: Sequence[str],
+    workers: int = 1,
+    cache: PartCache | None = None,
 ) -> pa.Table:
-    """Rows of `unit_vs_reference` (golden options only; attached units are in `unit_matchups`): one task per
-    (scenario, phase) on `workers` forked processes, concatenated in (scenario, phase) order."""
+    """Rows of `unit_vs_reference` (golden options only; attached units are in `unit_matchups`), one piece per
+    attacker faction (its rows in every scenario and phase), pieces in faction order. A piece whose content key
+    (`incremental.vs_reference_keys`) has a cache entry is read from it; the others are computed together, one
+    task per (scenario, phase) on `workers` forked processes, without dense operators (so a faction's rows are
+    the same bits whatever other factions a call holds), and kept in the cache. The stage sorts the table."""
     golden = [o for o in options if "+" not in o.unit_id]
-    keys = [(s, p) for s in scenarios for p in Phase]
-    tables = dict(ForkExecutor(workers).map(lambda k: _phase_table(golden, references, *k), keys))
-    parts = [tables[k] for k in keys if tables[k] is not None]
-    schema = SCHEMA.append(DIST_FIELD).append(pa.field("attacker_faction", pa.string()))
-    schema = schema.append(pa.field("scenario", pa.string()))
-    return pa.concat_tables(parts) if parts else schema.empty_table()
+    factions = sorted({o.faction_slug for o in golden})
+    pieces: dict[str, pa.Table] = {}
+    keys: dict[str, str] = {}
+    if cache is not None and cache.folder is not None:
+        from pipeline.matchups.incremental import vs_reference_keys
+
+        keys = vs_reference_keys(golden, references, scenarios)
+        for faction in factions:
+            found = cache.get(keys[faction])
+            if found is not None:
+                pieces[faction] = pq.read_table(found[0])
+    missing = [o for o in golden if o.faction_slug not in pieces]
+    if missing:
+        tasks = [(s, p) for s in scenarios for p in Phase]
+        tables = dict(ForkExecutor(workers).map(lambda k: _phase_table(missing, references, *k), tasks))
+        computed = [tables[k] for k in tasks if tables[k] is not None]
+        for faction, piece in _by_faction(computed, sorted({o.faction_slug for o in missing})).items():
+            pieces[faction] = piece
+            if cache is not None and faction in keys:
+                _keep(cache, keys[faction], piece)
+    parts = [pieces[f] for f in factions if pieces[f].num_rows]
+    return pa.concat_tables(parts) if parts else SCHEMA_VS.empty_table()
+
+
+def _by_faction(tables: Sequence[pa.Table], factions: Sequence[str]) -> dict[str, pa.Table]:
+    """Each faction's rows of the (scenario, phase) tables, in table order then row order."""
+    pieces = {}
+    for faction in factions:
+        rows = [t.filter(pc.equal(t["attacker_faction"], faction)) for t in tables]
+        pieces[faction] = pa.concat_tables(rows).combine_chunks() if rows else SCHEMA_VS.empty_table()
+    return pieces
+
+
+def _keep(cache: PartCache, key: str, piece: pa.Table) -> None:
+    """The piece as a Parquet file in the cache (written beside its entry, then kept)."""
+    assert cache.folder is not None
+    cache.folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache.folder, prefix=".piece-") as tmp:
+        path = Path(tmp) / "piece.parquet"
+        pq.write_table(piece, path, compression="zstd")
+        cache.keep(key, path, {"rows": piece.num_rows})
 
 
 def _phase_table(
@@ -51,7 +100,7 @@ def _phase_table(
     armed = [o for o in golden if phase in o.sides]
     if not armed:
         return None
-    result = compute_matchups([o.sides[phase] for o in armed], targets, engine=_engine(scenario, 1))
+    result = compute_matchups([o.sides[phase] for o in armed], targets, engine=_engine(scenario, 1), operators=False)
     table = matchup_table(result, armed, references, phase, dist=True)
     faction = pa.array([o.faction_slug for o in armed], type=pa.string()).take(pa.array(result.pairs[:, 0]))
     table = table.append_column("attacker_faction", faction)

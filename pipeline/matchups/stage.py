@@ -11,8 +11,10 @@ from typing import Any
 import polars as pl
 
 from pipeline import config
+from pipeline.cache.parts import PartCache
 from pipeline.frame_types import table_schema
 from pipeline.matchups.fork_executor import ForkExecutor
+from pipeline.matchups.incremental import MATCHUPS_KIND, VS_REFERENCE_KIND
 from pipeline.matchups.partition import Executor, MatchupInputs, WrittenPartition, write_partitions
 from pipeline.matchups.reference import reference_units, unit_vs_reference
 from pipeline.matchups.sides import UnitOption, unit_options
@@ -59,10 +61,36 @@ def matchup_options(frames: Mapping[str, pl.DataFrame]) -> list[UnitOption]:
 
 
 @dataclass(frozen=True)
+class MatchupCacheReport:
+    """What the part cache gave and what was computed (stderr and benchmarks only: never published, so a run
+    with a warm cache publishes the bytes of a cold one)."""
+
+    matchup_files_reused: int = 0
+    matchup_files_computed: int = 0
+    vs_reference_pieces_reused: int = 0
+    vs_reference_pieces_computed: int = 0
+
+    @property
+    def partitions(self) -> dict[str, tuple[int, int]]:
+        """Per table, (computed, from the cache), as `RunResult.partitions` gives them."""
+        return {
+            "unit_matchups": (self.matchup_files_computed, self.matchup_files_reused),
+            "unit_vs_reference": (self.vs_reference_pieces_computed, self.vs_reference_pieces_reused),
+        }
+
+
+@dataclass(frozen=True)
 class MatchupOutcome:
     vs_reference: pl.DataFrame
     written: list[WrittenPartition]
     report: MatchupReport
+    cache: MatchupCacheReport = MatchupCacheReport()
+    #: The stage's part caches: `prune()` each once the release is published (drops the parts not used).
+    parts: tuple[PartCache, ...] = ()
+
+    def prune(self) -> int:
+        """Drop the cached parts this run did not use (call after a successful publish); how many."""
+        return sum(part.prune() for part in self.parts)
 
 
 def matchups_stage(
@@ -71,10 +99,13 @@ def matchups_stage(
     scenarios: Sequence[str] = ("default",),
     executor: Executor | None = None,
     workers: int | None = None,
+    cache: Path | None = None,
 ) -> MatchupOutcome:
     """`unit_matchups/` under `release` for `scenarios`; `unit_vs_reference` for every published scenario.
     Partitions run on `workers` forked processes (`ForkExecutor`) unless an executor is given; the engine is
-    serial inside a task unless the executor says otherwise (`engine_workers`)."""
+    serial inside a task unless the executor says otherwise (`engine_workers`). With a `cache` folder, files
+    and pieces whose content key has an entry are taken from it and only the rest is computed (and kept);
+    the published bytes are the same either way (docs/units.md#partitions)."""
     workers = workers or config.MATCHUP_WORKERS
     executor = executor or ForkExecutor(workers)
     options = matchup_options(frames)
@@ -84,10 +115,10 @@ def matchups_stage(
         keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION,
         max_pairs=config.MATCHUP_MAX_PAIRS,
     )
-    keys = sorted(inputs.keys(scenarios), key=inputs.size, reverse=True)  # the largest first: no long tail
-    written = write_partitions(inputs, keys, release, executor)
+    files, pieces = PartCache(cache, MATCHUPS_KIND), PartCache(cache, VS_REFERENCE_KIND)
+    written = write_partitions(inputs, inputs.keys(scenarios), release, executor, files)
     references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
-    arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers)
+    arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers, pieces)
     schema = table_schema(UnitVsReference)
     vs_reference = pl.from_arrow(arrow)
     assert isinstance(vs_reference, pl.DataFrame)
@@ -103,7 +134,14 @@ def matchups_stage(
         parquet_bytes=sum(w.bytes for w in written),
         vs_reference_rows=vs_reference.height,
     )
-    return MatchupOutcome(vs_reference.sort(list(UnitVsReference.KEY)), written, report)
+    golden = len({o.faction_slug for o in options if "+" not in o.unit_id})
+    reused = sum(w.reused for w in written)
+    pieces_reused = len(pieces.used) - len(pieces.kept)
+    cached = MatchupCacheReport(reused, len(written) - reused, pieces_reused, golden - pieces_reused)
+    # the key is unique (unit_points' key is (unit_id, models)); stable all the same, so that the order never
+    # depends on how the pieces were assembled
+    vs_reference = vs_reference.sort(list(UnitVsReference.KEY), maintain_order=True)
+    return MatchupOutcome(vs_reference, written, report, cached, (files, pieces))
 
 
 def _phases() -> list[Any]:

@@ -170,10 +170,12 @@ class UnitEngine:
 
     def solve_jobs(
         self, attacks: Sequence[tuple[object, ...]], targets: Sequence[TargetUnit], job_attack: IntArray,
-        job_defence: IntArray, distributions: bool = True,
+        job_defence: IntArray, distributions: bool = True, operators: bool = True,
     ) -> Summary:  # fmt: skip
         """Summary per job (attack signature index, defence index), computed batch by batch as prefix trees;
-        without `distributions` its `slain_dist` has no columns (the numbers need only the stats)."""
+        without `distributions` its `slain_dist` has no columns (the numbers need only the stats); without
+        `operators` no step is a dense operator (`tree.solve_tree`: each job's numbers then depend only on the
+        job and the defence it is solved on, whatever else the call computes)."""
         if not len(job_attack):
             return merge([], 0)
         chains, phase_of = self._chains(attacks, targets, job_attack, job_defence)
@@ -184,26 +186,32 @@ class UnitEngine:
         planned = batches(solved, phase_of[job_attack], two_lines, targets, job_defence)
         work = sorted(planned, key=lambda b: -len(b.jobs))
         if self.workers > 1 and len(work) > 1:
-            return merge(self._solve_parallel(work, targets, chains, distributions), len(job_attack))
-        parts = [(b.jobs, self._solve_tree(b, targets, chains[b.jobs], distributions)) for b in work]
+            return merge(self._solve_parallel(work, targets, chains, distributions, operators), len(job_attack))
+        parts = [(b.jobs, self._solve_tree(b, targets, chains[b.jobs], distributions, operators)) for b in work]
         return merge(parts, len(job_attack))
 
     def _family_defences(self, targets: Sequence[TargetUnit], job_defence: IntArray, chains: IntArray) -> IntArray:
         """Per job, the defence its tree is solved on: the largest member of its family (`families.py`) that
         reads the same wound counts (the same Blast bonus when the job has a Blast step)."""
-        contexts = np.array([self.context(t)[1:] for t in targets], dtype=np.int64).reshape(-1, 2)
-        reps = representatives(targets, contexts)
+        reps = self.representatives(targets)
         blast = np.array([w.blast for w, _ in self.step_list] + [False])
         with_blast = np.any((chains >= 0) & blast[chains], axis=1)
         solved: IntArray = reps[with_blast.astype(np.int64), job_defence]
         return solved
 
+    def representatives(self, defences: Sequence[TargetUnit]) -> IntArray:
+        """[2, D]: per defence the family member its jobs are solved on (`families.representatives`), row 0 for
+        jobs without a Blast step, row 1 for jobs with one."""
+        contexts = np.array([self.context(t)[1:] for t in defences], dtype=np.int64).reshape(-1, 2)
+        return representatives(defences, contexts)
+
     def _solve_parallel(
-        self, work: list[Batch], targets: Sequence[TargetUnit], chains: IntArray, distributions: bool
-    ) -> list[tuple[IntArray, Summary]]:
+        self, work: list[Batch], targets: Sequence[TargetUnit], chains: IntArray, distributions: bool,
+        operators: bool,
+    ) -> list[tuple[IntArray, Summary]]:  # fmt: skip
         """Batches spread over `workers` forked processes (each inherits the caches built so far)."""
         global _FORKED
-        _FORKED = (self, targets, distributions)
+        _FORKED = (self, targets, distributions, operators)
         with fork_pool(self.workers) as pool:
             results = pool.map(_solve_forked, work, [chains[b.jobs] for b in work])
             parts = [(b.jobs, summary) for b, summary in zip(work, results, strict=True)]
@@ -251,8 +259,9 @@ class UnitEngine:
         return (with_blast, without, target.groups[0])
 
     def _solve_tree(
-        self, batch: Batch, targets: Sequence[TargetUnit], chains: IntArray, distributions: bool = True
-    ) -> Summary:
+        self, batch: Batch, targets: Sequence[TargetUnit], chains: IntArray, distributions: bool = True,
+        operators: bool = True,
+    ) -> Summary:  # fmt: skip
         local_targets = [targets[d] for d in batch.defences.tolist()]
         layouts = [self.layout(t, batch.two_lines, batch.body, batch.leader) for t in local_targets]
         defs = defences(local_targets, layouts, batch.two_lines)
@@ -296,7 +305,9 @@ class UnitEngine:
             batch.body * batch.leader if batch.two_lines else padded_states(t.total_wounds + 1) for t in view_targets
         ]
         summaries = views(view_targets, layouts, own)
-        return solve_tree(defs, batch_steps, batch.job_defence, local_chains, summaries, job_view, distributions)
+        return solve_tree(
+            defs, batch_steps, batch.job_defence, local_chains, summaries, job_view, distributions, operators
+        )
 
     # --- batches -----------------------------------------------------------------------------------------
 
@@ -344,14 +355,14 @@ class UnitEngine:
         return Step(counts, normal, devastating)
 
 
-_FORKED: tuple[UnitEngine, Sequence[TargetUnit], bool] | None = None
-"""The engine and defences a forked worker reads (set by the parent just before the fork)."""
+_FORKED: tuple[UnitEngine, Sequence[TargetUnit], bool, bool] | None = None
+"""The engine, defences and options a forked worker reads (set by the parent just before the fork)."""
 
 
 def _solve_forked(batch: Batch, chains: IntArray) -> Summary:
     assert _FORKED is not None
-    engine, targets, distributions = _FORKED
-    return engine._solve_tree(batch, targets, chains, distributions)
+    engine, targets, distributions, operators = _FORKED
+    return engine._solve_tree(batch, targets, chains, distributions, operators)
 
 
 def _batch_pending(jobs: Sequence[Job]) -> int:
@@ -408,24 +419,57 @@ def distinct_jobs(
 ) -> DistinctJobs:
     """Signatures per attacker and per (phase, target), then the distinct combinations the pairs need."""
     pair_array = _pair_array(pairs, len(attackers), len(targets))
-    keywords = anti_keywords(attackers)
     attack_ids: dict[tuple[object, ...], int] = {}
     attack_of = np.array([attack_ids.setdefault(attack_signature(a), len(attack_ids)) for a in attackers] or [0])
-    phases = sorted({a.phase for a in attackers})
-    defence_ids: dict[TargetUnit, int] = {}
-    defence_of = np.zeros((len(Phase), max(1, len(targets))), dtype=np.int64)
-    for phase in phases:
-        for t, target in enumerate(targets):
-            signature = defence_signature(target, phase, keywords)
-            defence_of[list(Phase).index(phase), t] = defence_ids.setdefault(signature, len(defence_ids))
+    defence_list, defence_of = _defences(attackers, targets)
     phase_of = np.array([list(Phase).index(a.phase) for a in attackers] or [0])
     attacker_of_pair, target_of_pair = pair_array[:, 0], pair_array[:, 1]
-    n_def = max(1, len(defence_ids))
+    n_def = max(1, len(defence_list))
     keys = attack_of[attacker_of_pair] * n_def + defence_of[phase_of[attacker_of_pair], target_of_pair]
     unique, pair_jobs = np.unique(keys, return_inverse=True)
     return DistinctJobs(
-        pair_array, list(attack_ids), list(defence_ids), unique // n_def, unique % n_def, pair_jobs.astype(np.int64)
+        pair_array, list(attack_ids), defence_list, unique // n_def, unique % n_def, pair_jobs.astype(np.int64)
     )
+
+
+def _defences(attackers: Sequence[AttackSide], targets: Sequence[TargetUnit]) -> tuple[list[TargetUnit], IntArray]:
+    """The distinct defence signatures of the targets in the attackers' phases (Anti keywords: the attackers'),
+    and per (phase, target) the index of its defence (0 in a phase no attacker has)."""
+    keywords = anti_keywords(attackers)
+    defence_ids: dict[TargetUnit, int] = {}
+    defence_of = np.zeros((len(Phase), max(1, len(targets))), dtype=np.int64)
+    for phase in sorted({a.phase for a in attackers}):
+        for t, target in enumerate(targets):
+            signature = defence_signature(target, phase, keywords)
+            defence_of[list(Phase).index(phase), t] = defence_ids.setdefault(signature, len(defence_ids))
+    return list(defence_ids), defence_of
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """What `compute_matchups` reads of a call's targets for one phase: each target's defence signature and
+    the family member its pairs are solved on (`families.py`), by target index."""
+
+    defences: list[TargetUnit]
+    defence_of: IntArray  # [T] index into `defences`
+    representative: IntArray  # [2, T] index of a target whose defence the pairs are solved on (row 1: Blast)
+
+
+def solved_on(engine: UnitEngine, attackers: Sequence[AttackSide], targets: Sequence[TargetUnit]) -> Solved:
+    """For attackers of one phase against `targets`: every target's defence and the target whose defence its
+    pairs are solved on. With `compute_matchups(..., operators=False)` a pair's numbers depend on the other
+    targets of the call through this alone (docs/units.md#partitions), so a call on a subset of the targets
+    that keeps each target's representative gives the same numbers."""
+    phases = {a.phase for a in attackers}
+    if len(phases) != 1:
+        raise ValueError("solved_on takes the attackers of one phase")
+    signatures, defence_of = _defences(attackers, targets)
+    row = defence_of[list(Phase).index(phases.pop()), : len(targets)]
+    first = np.zeros(len(signatures), dtype=np.int64)
+    used, index = np.unique(row, return_index=True)
+    first[used] = index  # the first target of each defence
+    reps = engine.representatives(signatures)
+    return Solved(signatures, row, first[reps[:, row]])
 
 
 def compute_matchups(
@@ -435,12 +479,17 @@ def compute_matchups(
     scenario: Scenario | str = "default",
     engine: UnitEngine | None = None,
     distributions: bool = True,
+    operators: bool = True,
 ) -> Matchups:
     """Distributions and summaries for (attacker index, target index) pairs (default: every pair); without
-    `distributions`, `job_dist` has no columns (the summaries are the same)."""
+    `distributions`, `job_dist` has no columns (the summaries are the same); without `operators` every step
+    is a chain (`tree.solve_tree`): a pair's numbers then depend only on its own job and the family member
+    its defence is solved on (`family_representatives`), not on the other pairs of the call (docs/units.md)."""
     engine = engine or UnitEngine(scenario)
     jobs = distinct_jobs(attackers, targets, pairs)
-    summary = engine.solve_jobs(jobs.attacks, jobs.defences, jobs.job_attack, jobs.job_defence, distributions)
+    summary = engine.solve_jobs(
+        jobs.attacks, jobs.defences, jobs.job_attack, jobs.job_defence, distributions, operators
+    )
     return assemble(summary, jobs.pair_jobs, jobs.pairs, attackers, targets)
 
 

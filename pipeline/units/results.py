@@ -36,13 +36,15 @@ def summarise_states(
     final: FloatArray, slain: IntArray, by_state: FloatArray, wounds: FloatArray, models: IntArray
 ) -> Summary:
     """Final state distributions [B, S] -> Summary, given per row the slain count [B, S] and slain per group
-    [B, S, G] of each state, the wounds lost per state ([S], or per row [B, S]) and the models [B]."""
+    [B, S, G] of each state, the wounds lost per state ([S], or per row [B, S]) and the models [B]. Every sum
+    runs over one row's own states in order (`row_sums`), so a row's numbers never depend on the other rows of
+    its batch, their count, the batch's width or its number of groups."""
     batch = final.shape[0]
     width = int(slain.max(initial=0)) + 1
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
     counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
     dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
-    by_group = np.einsum("bs,bsg->bg", final, by_state)  # per row, never across rows: batch-independent
+    by_group = row_sums(final[:, :, None] * by_state)
     cdf = np.cumsum(dist, axis=1)
     stats = np.stack(
         [
@@ -53,15 +55,25 @@ def summarise_states(
         ],
         axis=1,
     )
-    lost: FloatArray = np.einsum("bs,bs->b", final, wounds) if wounds.ndim == 2 else weighted_rows(final, wounds)
+    lost: FloatArray = row_sums(final * wounds) if wounds.ndim == 2 else weighted_rows(final, wounds)
     return Summary(dist, models, by_group, lost, stats)
 
 
 def weighted_rows(rows: FloatArray, weights: FloatArray) -> FloatArray:
-    """rows @ weights, each row summed on its own (einsum's loop, no BLAS): a row's result never depends on its
-    neighbours (a BLAS product's rounding does, by its position in the block), so a job's numbers do not
-    depend on its batch."""
-    total: FloatArray = np.einsum("bs,s->b", rows, weights)
+    """rows @ weights, each row summed on its own, in column order (`row_sums`): a row's result never depends
+    on its neighbours, nor on trailing zero columns (a BLAS product's rounding depends on the row's position
+    in the block, einsum's on the row's length and the operands' strides)."""
+    return row_sums(rows * weights)
+
+
+def row_sums(products: FloatArray) -> FloatArray:
+    """Sum over axis 1 ([B, S] -> [B], [B, S, G] -> [B, G]) as a running sum s = 0, 1, ... (`add.accumulate`
+    is sequential by definition, whatever the shape or memory layout; `sum` and einsum pair or vectorise
+    terms by the row's length and strides, so padding a row or adding a group would change its last bits).
+    A zero term adds nothing, so padded rows sum to the same bits."""
+    if products.shape[1] == 0:
+        return np.zeros((products.shape[0], *products.shape[2:]))
+    total: FloatArray = np.add.accumulate(products, axis=1)[:, -1]
     return total
 
 

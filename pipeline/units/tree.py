@@ -161,10 +161,12 @@ class Tree:
 
 def solve_tree(
     defs: Defences, steps: BatchSteps, job_defence: IntArray, chains: IntArray, views: Views, job_view: IntArray,
-    distributions: bool = True,
+    distributions: bool = True, operators: bool = True,
 ) -> Summary:  # fmt: skip
     """Summary per job (rows in job order) of jobs = (defence index, chain of local step ids, -1 padded), each
-    summarised for its view (index into `views`: the defence itself, or a smaller member of its family)."""
+    summarised for its view (index into `views`: the defence itself, or a smaller member of its family).
+    Without `operators` every node is a chain step: a node's numbers then depend only on its path (parent,
+    step, defence), never on how many other nodes of the batch share its operator."""
     n_def, size = len(defs.targets), defs.size
     tree = Tree(np.arange(n_def), np.zeros(n_def, dtype=np.int64), np.full((n_def, chains.shape[1]), -1), [()], {})
     store = Store()
@@ -181,12 +183,15 @@ def solve_tree(
         unique, inverse = np.unique(current[active] * n_steps + chains[active, level], return_inverse=True)
         first = len(tree.defence)
         current[active] = first + inverse
-        _grow_level(defs, steps, tree, store, unique // n_steps, unique % n_steps)
+        _grow_level(defs, steps, tree, store, unique // n_steps, unique % n_steps, operators)
     return _leaves(defs, steps, tree, store, current, views, job_view, distributions)
 
 
-def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, parent: IntArray, step: IntArray) -> None:
-    """Add the nodes (parent, step) of one depth and compute their states (chain or dense operator)."""
+def _grow_level(
+    defs: Defences, steps: BatchSteps, tree: Tree, store: Store, parent: IntArray, step: IntArray, operators: bool
+) -> None:
+    """Add the nodes (parent, step) of one depth and compute their states (chain, or dense operator when
+    `operators` and the cost model says it pays)."""
     first, n_def = len(tree.defence), len(defs.targets)
     defence = tree.defence[parent]
     count_ids = steps.count_ids(step, defence, False)
@@ -197,6 +202,9 @@ def _grow_level(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, par
     tree.extend(parent, pending, steps.weapon[step] * n_def + defence)
     store.grow(len(parent))
     node = Nodes(first, parent, step, defence, count_ids, lengths, pending, parent_pattern)
+    if not operators:
+        _chain_nodes(defs, steps, tree, store, node, np.arange(len(parent)))
+        return
     combo = (steps.weapon[step] * n_def + defence) * 2 + (steps.precise[step] & defs.two_lines)
     op_key = count_ids * (2 * n_def * len(steps.weapons)) + combo
     _, op_of = np.unique(op_key, return_inverse=True)

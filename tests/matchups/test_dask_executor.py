@@ -15,6 +15,7 @@ import pytest
 from dask.distributed import LocalCluster
 
 from pipeline import config
+from pipeline.cache.parts import PartCache
 from pipeline.damage.reference import reference_stage
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.errors import PipelineError
@@ -78,9 +79,29 @@ def test_dask_partitions_are_byte_identical(inputs: MatchupInputs, dask: DaskExe
     remote = write_partitions(remote_inputs, keys, tmp_path / "dask", dask)
     print(f"\n{len(keys)} partitions: in process {local_s:.2f} s, dask (2 workers) {time.perf_counter() - start:.2f} s")
     assert len(keys) == 16 and max(k.chunk for k in keys) == 4
-    assert sorted(w.key.path for w in remote) == sorted(w.key.path for w in local) == sorted(k.path for k in keys)
+    files = sorted(k.path(f) for k in keys for f in inputs.target_factions)
+    assert sorted(w.path for w in remote) == sorted(w.path for w in local) == files
     assert sum(w.rows for w in remote) == sum(w.rows for w in local) > 0
     assert _digests(tmp_path / "dask") == _digests(tmp_path / "local")
+
+
+@pytest.mark.slow  # ≈ 10 s
+def test_dask_with_a_warm_cache_writes_the_in_process_files(
+    inputs: MatchupInputs, dask: DaskExecutor, tmp_path: Path
+) -> None:
+    """The driver writes what the workers computed and keeps it in the cache (no shared file system)."""
+    keys = inputs.keys(["default"])
+    remote_inputs = MatchupInputs(inputs.options, workers=dask.engine_workers, max_pairs=MAX_PAIRS)
+    first = PartCache(tmp_path / "cache", TABLE)
+    write_partitions(remote_inputs, keys, tmp_path / "first", dask, first)
+    assert first.kept == first.used and len(first.used) == len(keys) * len(inputs.target_factions)
+    for blob in sorted((tmp_path / "cache" / "parts" / TABLE).glob("*.bin"))[:3]:
+        blob.unlink()  # three files to compute again
+    with pytest.warns(UserWarning, match="cache part ignored"):
+        again = write_partitions(remote_inputs, keys, tmp_path / "again", dask, PartCache(tmp_path / "cache", TABLE))
+    assert sum(not w.reused for w in again) == 3
+    write_partitions(inputs, keys, tmp_path / "local", InProcessExecutor())
+    assert _digests(tmp_path / "again") == _digests(tmp_path / "first") == _digests(tmp_path / "local")
 
 
 def _square_after(gate: Path, n: int) -> int:
@@ -136,7 +157,7 @@ def test_run_on_dask_publishes_the_in_process_unit_matchups(
     assert proc.returncode == 0, proc.stderr
     remote = (tmp_path / "dask" / config.LATEST_NAME).resolve()
     assert remote.name == local.name
-    assert len(_digests(local / TABLE)) == 4  # default scenario, one file per faction at 1 M pairs
+    assert len(_digests(local / TABLE)) == 4  # default scenario, 4 attacking factions x 1 target faction
     assert _digests(remote / TABLE) == _digests(local / TABLE)
 
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from pipeline.matchups.lookup import UnitNotFound, find_unit, fold_name
-from pipeline.matchups.partition import MatchupInputs, compute_matchup_partition
+from pipeline.matchups.partition import MatchupInputs, compute_matchup_parts
 from pipeline.matchups.sides import GoldenTables, UnitOption, unit_options
 from pipeline.units.model import NO_ROLL, Phase
 
@@ -162,12 +162,13 @@ def test_a_faction_in_chunks_gives_the_same_rows(options: dict[str, UnitOption])
     every = list(options.values())
     whole = MatchupInputs(every)
     chunked = MatchupInputs(every, max_pairs=3)
-    assert [k.path.rsplit("/", 1)[1] for k in whole.keys(["default"])] == ["part-0.parquet"]
+    (key,) = whole.keys(["default"])
+    assert key.path("test") == "unit_matchups/scenario=default/attacker_faction=test/part-0-test.parquet"
     keys = chunked.keys(["default"])
     assert [(k.chunk, k.first, k.count) for k in keys] == [(0, 0, 1), (1, 1, 1), (2, 2, 1)]
-    parts = [compute_matchup_partition(chunked, k) for k in keys]
+    parts = [compute_matchup_parts(chunked, k)["test"] for k in keys]
     assert [p.num_rows for p in parts] == [3, 6, 6]  # the Captain first: no ranged weapon, 3 fight rows only
-    one = compute_matchup_partition(whole, whole.keys(["default"])[0])
+    one = compute_matchup_parts(whole, key)["test"]
     order = [(c, "ascending") for c in KEY]
     got, want = pa.concat_tables(parts).sort_by(order).to_pylist(), one.sort_by(order).to_pylist()
     assert [[r[c] for c in KEY] for r in got] == [[r[c] for c in KEY] for r in want]

@@ -1,0 +1,140 @@
+"""Content keys of the matchups stage's cached parts (docs/units.md#partitions, docs/releases.md#the-cache).
+
+A key is a digest of everything the part's bytes are computed from — the unit options it reads (every field,
+`ValueDigest`), the scenario, the table's options and the code fingerprint (code and library versions) —
+never of a catalogue, file or unit name alone. What a part reads:
+
+- a `unit_matchups` file (chunk c of faction a's attackers against the targets of faction t): c's attacking
+  options (`attacker_read`: id, models, attack sides), t's target options (`target_read`: id, models, cost,
+  target unit), and of the other targets only the defences the pairs of t's targets are
+  solved on (their family representatives, `units.engine.solved_on`, per phase: they depend on c's Anti
+  keywords and on every target's defence). Those representatives outside t are the task's helpers: a call on
+  t's targets and its helpers gives t's rows bit for bit (`compute_matchups(..., operators=False)`).
+- a `unit_vs_reference` piece (one attacker faction's golden options against the reference units in every
+  published scenario): those options, the reference units and the scenarios. Without dense operators a
+  job's numbers do not depend on the other attackers of the call, and the reference units' families are
+  their own (1, 5, 10 and 20 models of each profile).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.cache.fingerprint import ValueDigest, code_fingerprint, key_of, value_digest
+from pipeline.matchups.partition import MatchupInputs, PartitionKey, _engine
+from pipeline.matchups.sides import UnitOption
+from pipeline.units.engine import Solved, solved_on
+from pipeline.units.model import Phase, TargetUnit
+from pipeline.units.signature import anti_keywords
+
+#: Cache kinds (`pipeline/cache/parts.py`): sub-folders of `<cache>/parts/`.
+MATCHUPS_KIND = "unit_matchups"
+VS_REFERENCE_KIND = "unit_vs_reference"
+
+
+@dataclass(frozen=True)
+class PartContent:
+    """One file's content key and the targets outside its faction its call needs (indices into `targets`)."""
+
+    key: str
+    helpers: frozenset[int]
+
+
+class MatchupPartKeys:
+    """Content keys of the `unit_matchups` files of one `MatchupInputs`, per chunk and target faction."""
+
+    def __init__(self, inputs: MatchupInputs) -> None:
+        self.inputs = inputs
+        self.digester = ValueDigest()
+        self.faction_targets = {f: inputs.faction_targets(f) for f in inputs.target_factions}
+        self.faction_digests = {
+            f: _joined(self.digester.hexdigest(target_read(inputs.targets[i])) for i in index.tolist())
+            for f, index in self.faction_targets.items()
+        }
+        self._solved: dict[tuple[str, Phase, frozenset[str]], tuple[Solved, list[str]]] = {}
+        self._signatures: dict[TargetUnit, str] = {}
+
+    def of(self, key: PartitionKey) -> dict[str, PartContent]:
+        """Per target faction, the content of the file (key's chunk, faction)."""
+        inputs = self.inputs
+        attackers = inputs.chunk_attackers(key)
+        attack = _joined(self.digester.hexdigest(attacker_read(o)) for o in attackers)
+        solved = [self._solved_on(key.scenario, phase, attackers) for phase in Phase]
+        contents = {}
+        for faction, index in self.faction_targets.items():
+            represented = []
+            helpers: set[int] = set()
+            for phase, found in zip(Phase, solved, strict=True):
+                if found is None:
+                    continue
+                result, digests = found
+                reps = result.representative[:, index]
+                represented.append(phase.value + ":" + _joined(digests[r] for r in reps.ravel().tolist()))
+                helpers.update(np.setdiff1d(reps, index).tolist())
+            content = key_of(
+                MATCHUPS_KIND, code_fingerprint(), key.scenario, f"distribution={inputs.keep_distribution}",
+                attack, self.faction_digests[faction], *represented,
+            )  # fmt: skip
+            contents[faction] = PartContent(content, frozenset(helpers))
+        return contents
+
+    def _solved_on(
+        self, scenario: str, phase: Phase, attackers: Sequence[UnitOption]
+    ) -> tuple[Solved, list[str]] | None:
+        """`solved_on` for the attackers of one phase against every target, with the digest of each target's
+        representative defence (memoised per Anti keyword set: most chunks share theirs)."""
+        sides = [o.sides[phase] for o in attackers if phase in o.sides]
+        if not sides or not self.inputs.targets:
+            return None
+        memo = (scenario, phase, anti_keywords(sides))
+        if memo not in self._solved:
+            targets = [t.target for t in self.inputs.targets if t.target is not None]
+            result = solved_on(_engine(scenario, 1), sides, targets)
+            digests = [self._signature(d) for d in result.defences]
+            self._solved[memo] = (result, [digests[d] for d in result.defence_of.tolist()])
+        return self._solved[memo]
+
+    def _signature(self, defence: TargetUnit) -> str:
+        if defence not in self._signatures:
+            self._signatures[defence] = self.digester.hexdigest(defence)
+        return self._signatures[defence]
+
+
+def attacker_read(option: UnitOption) -> tuple[object, ...]:
+    """What a `unit_matchups` file reads of an attacking option: its id, models and attack sides."""
+    return (option.unit_id, option.models, option.sides)
+
+
+def target_read(option: UnitOption) -> tuple[object, ...]:
+    """What a `unit_matchups` file reads of a target option: its id, models, cost and target unit."""
+    return (option.unit_id, option.models, option.cost, option.target)
+
+
+def vs_reference_keys(
+    options: Sequence[UnitOption], references: Sequence[UnitOption], scenarios: Sequence[str]
+) -> dict[str, str]:
+    """Per attacker faction (slug), the content key of its `unit_vs_reference` piece: its golden options (in
+    order; what the rows read of them), the reference units and the scenarios."""
+    digester = ValueDigest()
+    reference = _joined(digester.hexdigest(r) for r in references)
+    scenario = value_digest(tuple(scenarios))
+    by_faction: dict[str, list[str]] = {}
+    for option in options:  # what its rows read: id, models, faction and attack sides (not its target)
+        read = (option.unit_id, option.models, option.faction_slug, option.sides)
+        by_faction.setdefault(option.faction_slug, []).append(digester.hexdigest(read))
+    return {
+        faction: key_of(VS_REFERENCE_KIND, code_fingerprint(), scenario, reference, _joined(digests))
+        for faction, digests in sorted(by_faction.items())
+    }
+
+
+def _joined(digests: Iterable[str]) -> str:
+    """One sha256 over a sequence of hex digests (in order)."""
+    digest = hashlib.sha256()
+    for item in digests:
+        digest.update(item.encode() + b"\n")
+    return digest.hexdigest()
