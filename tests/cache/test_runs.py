@@ -123,7 +123,7 @@ def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
     assert len(list((out / config.CACHE_DIRNAME / "parts" / "damage_matrix").glob("*.json"))) == 5  # pruned to these
     monkeypatch.setenv("DATASLATE_CACHE", "off")
     cold = run_pipeline([changed], tmp_path / "cold")
-    assert cold.partitions == {"damage_matrix": (5, 0)}
+    assert cold.partitions["damage_matrix"] == (5, 0)
     for path in sorted((cold.release / "damage_matrix").rglob("*.parquet")):
         assert (result.release / path.relative_to(cold.release)).read_bytes() == path.read_bytes()
     files = json.loads((result.release / "manifest.json").read_text())["files"]
