@@ -75,7 +75,16 @@ class MatchupInputs:
     max_pairs: int = 1_000_000
 
     def attackers(self, faction: str) -> list[UnitOption]:
-        return [o for o in self.options if o.faction_slug == faction and o.sides]
+        return self._attackers_by_faction.get(faction, [])
+
+    @cached_property
+    def _attackers_by_faction(self) -> dict[str, list[UnitOption]]:
+        """Every faction's attacking options in option order (grouped once: each key asks for its faction's)."""
+        found: dict[str, list[UnitOption]] = {}
+        for option in self.options:
+            if option.sides:
+                found.setdefault(option.faction_slug, []).append(option)
+        return found
 
     def chunk_attackers(self, key: PartitionKey) -> list[UnitOption]:
         every = self.attackers(key.attacker_faction)
