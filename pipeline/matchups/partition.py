@@ -31,6 +31,8 @@ from pipeline.units.results import Matchups
 K = TypeVar("K")
 V = TypeVar("V")
 TABLE = "unit_matchups"
+#: The target faction of the empty files written when no option is a target.
+NO_TARGETS = "no-targets"
 #: Significant bits kept when the target count sizes the chunks: the chunk size changes only when the
 #: targets cross a multiple of 2^(bits - 5) (256 at the corpora's 4,742), so adding a unit rarely moves
 #: every chunk boundary.
@@ -118,8 +120,9 @@ class MatchupInputs:
 
     @cached_property
     def target_factions(self) -> tuple[str, ...]:
-        """Every target faction (slugs, sorted): one file per chunk and target faction."""
-        return tuple(sorted({o.faction_slug for o in self.targets}))
+        """Every target faction (slugs, sorted): one file per chunk and target faction. With no target at all,
+        `NO_TARGETS` alone, so that each chunk still writes its (empty) file and the table exists."""
+        return tuple(sorted({o.faction_slug for o in self.targets})) or (NO_TARGETS,)
 
     @cached_property
     def target_faction_index(self) -> np.ndarray:

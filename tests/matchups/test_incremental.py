@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
-import shutil
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,8 +23,7 @@ from pipeline.matchups.incremental import MATCHUPS_KIND, VS_REFERENCE_KIND, Matc
 from pipeline.matchups.partition import MatchupInputs, compute_matchup_parts, write_partitions
 from pipeline.matchups.reference import _phase_table, reference_units, unit_vs_reference
 from pipeline.matchups.sides import UnitOption, attached
-from pipeline.matchups.stage import matchup_options, matchups_stage
-from pipeline.run import run_pipeline
+from pipeline.matchups.stage import matchup_options
 from pipeline.units.model import AttackEntry, Phase, TargetUnit
 from tests.matchups.test_fork_executor import _frames
 from tests.units.builders import group, side, weapon
@@ -313,70 +310,3 @@ def test_a_cached_file_that_changed_is_recomputed(options: list[UnitOption], tmp
     assert sum(not w.reused for w in again) == 1
     write_partitions(inputs, keys, tmp_path / "fresh")
     assert _digests(tmp_path / "again") == _digests(tmp_path / "fresh")
-
-
-def _edited(bsdata_dir: Path, folder: Path) -> list[Path]:
-    """A copy of the BSData folder (the catalogues' libraries resolve beside them) with World Eaters' first
-    Toughness one higher; the catalogues' paths in it."""
-    shutil.copytree(bsdata_dir, folder)
-    path = folder / "Chaos - World Eaters.cat"
-    text, found = re.subn(
-        r'(<characteristic name="T" [^>]*>)(\d+)', lambda m: f"{m[1]}{int(m[2]) + 1}", path.read_text("utf-8"), count=1
-    )
-    assert found == 1
-    path.write_text(text, encoding="utf-8")
-    return [folder / name for name in CATALOGUES]
-
-
-def _parquet_bytes(frame: pl.DataFrame) -> bytes:
-    sink = io.BytesIO()
-    frame.write_parquet(sink, statistics=False)
-    return sink.getvalue()
-
-
-def test_the_stage_with_a_warm_cache_publishes_the_cold_bytes(
-    bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(config, "MATCHUP_MAX_PAIRS", MAX_PAIRS)
-    monkeypatch.setattr(config, "MATCHUP_REFERENCE_SCENARIOS", ("default", "cover"))
-    before = _frames([config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)])
-    after = _frames([config.RAW_PAGES_DIR, *_edited(bsdata_dir, tmp_path / "edited")])
-    cache = tmp_path / "cache"
-    first = matchups_stage(before, tmp_path / "first", cache=cache)
-    assert first.cache.matchup_files_reused == first.cache.vs_reference_pieces_reused == 0
-    assert first.prune() == 0
-    warm = matchups_stage(after, tmp_path / "warm", cache=cache)
-    cold = matchups_stage(after, tmp_path / "cold")
-    assert _digests(tmp_path / "warm") == _digests(tmp_path / "cold") != _digests(tmp_path / "first")
-    assert _parquet_bytes(warm.vs_reference) == _parquet_bytes(cold.vs_reference)
-    assert warm.report == cold.report  # what the manifest publishes
-    files = warm.cache.matchup_files_reused + warm.cache.matchup_files_computed
-    assert files == cold.cache.matchup_files_computed == len(warm.written) == warm.report.partitions
-    assert 0 < warm.cache.matchup_files_computed < files / 2
-    # unit_vs_reference reads no Toughness of its attackers (test_vs_reference_pieces_warm_equal_cold: a weapon)
-    assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
-    assert warm.prune() == warm.cache.matchup_files_computed  # the first run's versions of those parts
-    again = matchups_stage(after, tmp_path / "again", cache=cache)
-    assert again.cache.matchup_files_computed == again.cache.vs_reference_pieces_computed == again.prune() == 0
-    assert _digests(tmp_path / "again") == _digests(tmp_path / "cold")
-
-
-@pytest.mark.slow  # three whole runs
-def test_a_run_with_a_warm_cache_publishes_the_cold_release_bytes(
-    bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(config, "MATCHUP_MAX_PAIRS", MAX_PAIRS)
-    original = [config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)]
-    edited = [config.RAW_PAGES_DIR, *_edited(bsdata_dir, tmp_path / "edited")]
-    run_pipeline(original, tmp_path / "out")
-    shutil.copytree(tmp_path / "out", tmp_path / "cold", symlinks=True)  # the same history (findings, changes)
-    shutil.rmtree(tmp_path / "cold" / config.CACHE_DIRNAME)
-    warm = run_pipeline(edited, tmp_path / "out")
-    monkeypatch.setenv("DATASLATE_CACHE", "off")
-    cold = run_pipeline(edited, tmp_path / "cold")
-    assert warm.version == cold.version and not warm.reused
-    assert _digests(warm.release) == _digests(cold.release)  # every Parquet file: tables, matrix, unit_matchups
-    assert (warm.release / "manifest.json").read_bytes() == (cold.release / "manifest.json").read_bytes()
-    parts = tmp_path / "out" / config.CACHE_DIRNAME / "parts"
-    kept = {p.stem for p in (parts / MATCHUPS_KIND).glob("*.json")}
-    assert len(kept) == len(list((warm.release / "unit_matchups").rglob("*.parquet")))  # pruned to this run's
