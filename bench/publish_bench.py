@@ -7,8 +7,8 @@ compared in turn (paired) without running the stages before it each time.
     python bench/publish_bench.py replay DIR OUT [CODE]    # write_release into OUT (a copy of the staging
                                                            # folder) with the code in CODE (default: this tree)
 
-Replay prints wall and CPU seconds (every thread of the process) as JSON. Compare two trees by replaying
-each in turn a few times; compare their releases in OUT file by file.
+Replay prints wall and CPU seconds (every thread of the process) and the process's peak RSS as JSON. Compare two
+trees by replaying each in turn a few times; compare their releases in OUT file by file.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ def replay(folder: Path, out: Path, code: Path) -> dict[str, Any]:
         "s": round(time.perf_counter() - start, 2),
         "cpu_s": round(_cpu_s() - cpu, 2),
         "load": round(os.getloadavg()[0], 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
 

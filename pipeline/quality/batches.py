@@ -1,5 +1,5 @@
-"""The data a suite checks, from DuckDB as a pandas DataFrame; absent tables as empty stand-ins, the damage
-matrix as a summary query (docs/quality.md#how-a-table-is-fetched).
+"""The data a suite checks, from DuckDB as a pandas DataFrame (through Arrow: `pandas_frames`); absent tables
+as empty stand-ins, the damage matrix as a summary query (docs/quality.md#how-a-table-is-fetched).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import polars as pl
 from polars.datatypes import DataTypeClass
 
 from pipeline.frame_types import table_schema
+from pipeline.quality.pandas_frames import as_pandas
 from pipeline.quality.suites import SuiteSpec
 from pipeline.store.ddl import MODEL_BY_TABLE
 
@@ -122,9 +123,9 @@ def fetch_batch(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[s
     else:
         count, status = 0, "absent"
     if suite.summary_sql is not None:
-        frame = con.sql(summary_query(suite, present)).df()
+        frame = as_pandas(con.sql(summary_query(suite, present)))
         return Batch(table=suite.table, status=status, rows=count, frame=frame, key=suite.summary_key)
-    frame = con.sql(batch_query(con, suite, present)).df()
+    frame = as_pandas(con.sql(batch_query(con, suite, present)))
     model = MODEL_BY_TABLE.get(suite.table)
     key = tuple(c for c in model.KEY if c in frame.columns) if model else ()
     return Batch(table=suite.table, status=status, rows=count, frame=frame, key=key)

@@ -1,0 +1,75 @@
+"""A DuckDB result as the pandas DataFrame GX validates, converted through Arrow.
+
+DuckDB's own `.df()` builds every column in its own buffers and, for the two 600 k-row feed tables, held about
+twice the memory and CPU of the same rows fetched as Arrow and converted by pyarrow (docs/quality.md#speed).
+pyarrow's defaults differ from `.df()` on NULLs, so `as_pandas` converts column by column to exactly the
+dtypes and values `.df()` gives (tests/quality/test_pandas_frames.py compares both on every suite's query):
+integers and booleans with NULLs become pandas' nullable types, a string column of NULLs only holds `None`
+(object), and a NULL list is `pd.NA`. A result with any other column type (decimals, dates, structs: no suite
+reads one today) is fetched with `.df()` itself rather than converted by a rule nobody has checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+#: pyarrow integer type -> the nullable pandas dtype `.df()` gives a column of it that holds NULLs.
+_NULLABLE_INTEGERS = {
+    pa.int8(): "Int8",
+    pa.int16(): "Int16",
+    pa.int32(): "Int32",
+    pa.int64(): "Int64",
+    pa.uint8(): "UInt8",
+    pa.uint16(): "UInt16",
+    pa.uint32(): "UInt32",
+    pa.uint64(): "UInt64",
+}
+
+
+def as_pandas(relation: duckdb.DuckDBPyRelation) -> Any:
+    """The relation's rows as `relation.df()` would give them (same dtypes, values and NULL markers)."""
+    import pandas as pd
+
+    table = relation.to_arrow_table()
+    if not converts_through_arrow(table.schema):
+        return relation.df()
+    columns = {name: _column(table.column(name), pd) for name in table.column_names}
+    del table  # the pandas columns hold what they need of it
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(next(iter(columns.values()), ()))))
+
+
+def converts_through_arrow(schema: pa.Schema) -> bool:
+    """Whether every column has a type whose conversion `as_pandas` checks (else it asks `.df()`)."""
+    return all(_is_plain(field.type) for field in schema)
+
+
+def _is_plain(kind: pa.DataType) -> bool:
+    """Integers, floats, booleans, strings, lists of them, and the NULL of a column no expectation reads."""
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _is_plain(kind.value_type) and not pa.types.is_list(kind.value_type)
+    return any(
+        check(kind)
+        for check in (
+            pa.types.is_null,
+            pa.types.is_integer,
+            pa.types.is_floating,
+            pa.types.is_boolean,
+            pa.types.is_string,
+        )
+    ) or pa.types.is_large_string(kind)
+
+
+def _column(column: pa.ChunkedArray, pd: Any) -> Any:
+    kind, nulls = column.type, column.null_count
+    if nulls and (kind in _NULLABLE_INTEGERS or pa.types.is_boolean(kind)):
+        nullable = pd.api.types.pandas_dtype(_NULLABLE_INTEGERS.get(kind, "boolean"))
+        return column.to_pandas(types_mapper={kind: nullable}.get)
+    if nulls == len(column) and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return pd.Series([None] * len(column), dtype=object)
+    series = column.to_pandas()
+    if nulls and (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        series = series.where(series.notna(), pd.NA)
+    return series
