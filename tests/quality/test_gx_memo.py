@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from pipeline import config
 from pipeline.quality.batches import existing_tables, fetch_batch
-from pipeline.quality.gx_memo import memo_supported, memoised_gx
+from pipeline.quality.gx_memo import content_key, memo_supported, memoised_gx
 from pipeline.quality.gx_runner import GxRunner, import_gx
 from pipeline.quality.report import ExpectationOutcome
 from pipeline.quality.suites import ExpectationSpec, SuiteSpec, load_suites
@@ -60,14 +61,55 @@ def test_the_memo_computes_once_per_object_inside_the_block_only() -> None:
     assert after.to_domain_obj() is not after.to_domain_obj()
 
 
-def test_the_memo_is_undone_when_the_block_raises() -> None:
+def _patched() -> tuple[object, ...]:
+    from great_expectations.core.id_dict import IDDict
     from great_expectations.expectations.expectation import Expectation
     from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 
-    before = (Expectation.__dict__["configuration"], ExpectationConfiguration.__dict__["to_domain_obj"])
+    return (
+        Expectation.__dict__["configuration"],
+        ExpectationConfiguration.__dict__["to_domain_obj"],
+        IDDict.__dict__["to_id"],
+    )
+
+
+def test_the_memo_is_undone_when_the_block_raises() -> None:
+    before = _patched()
     with pytest.raises(RuntimeError), memoised_gx():
+        assert _patched() != before
         raise RuntimeError("inside")
-    assert (Expectation.__dict__["configuration"], ExpectationConfiguration.__dict__["to_domain_obj"]) == before
+    assert _patched() == before
+
+
+#: Metric kwargs as GX builds them, and values that only look alike (1, 1.0, True; a tuple and a list).
+_KWARGS: list[dict[str, Any]] = [
+    {"column": "weapon_id", "batch_id": "b-1", "row_condition": 'kind=="melee"', "condition_parser": "pandas"},
+    {"column": "weapon_id", "batch_id": "b-1", "row_condition": 'kind=="ranged"', "condition_parser": "pandas"},
+    {"value_set": ["a", "b"], "parse_strings_as_datetimes": False, "result_format": {"result_format": "SUMMARY"}},
+    {"value_set": ("a", "b"), "parse_strings_as_datetimes": False, "result_format": {"result_format": "SUMMARY"}},
+    {"min_value": 1, "max_value": None, "strict_min": False},
+    {"min_value": 1.0, "max_value": None, "strict_min": False},
+    {"min_value": True, "max_value": None, "strict_min": False},
+    {"mostly": 0.95, "column": "a"},
+    {"column": "a"},
+    {},
+]
+
+
+def test_every_metric_id_is_the_same_with_the_memo() -> None:
+    from great_expectations.core.id_dict import IDDict
+
+    plain = [IDDict(k).to_id() for k in _KWARGS]
+    with memoised_gx():
+        memoised = [IDDict(k).to_id() for k in _KWARGS] + [IDDict(k).to_id() for k in reversed(_KWARGS)]
+    assert memoised == plain + plain[::-1]
+    assert len(set(plain)) == len(plain) - 1  # a tuple and a list give GX's own ids alike; 1, 1.0 and True do not
+
+
+def test_content_keys_tell_types_apart_and_leave_other_values_to_gx() -> None:
+    assert len({content_key(v) for v in (1, 1.0, True, "1", [1], (1,))}) == 6
+    assert content_key({"a": [1, {"b": None}]}) == content_key({"a": [1, {"b": None}]})
+    assert content_key({"a": pd.Series([1])}) is None and content_key([object()]) is None
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.table)
