@@ -9,7 +9,6 @@ the rule text of every weapon ability its weapons use. Layout: docs/dataset.md#r
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.errors import PublishError
+from pipeline.publish.compact_json import compact_json
 from pipeline.publish.formats import document_factions, faction_document_names, feed_rows
 from pipeline.reconcile.keys import fold
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -230,8 +230,6 @@ def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -
     written = []
     for faction, name in faction_file_names(document_factions(frames)).items():
         document = faction_document(faction, by_faction[faction], found)
-        (folder / name).write_text(
-            json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
-        )
+        (folder / name).write_text(compact_json(document, sort_keys=True) + "\n")
         written.append(name)
     return written

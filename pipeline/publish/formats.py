@@ -18,6 +18,7 @@ from typing import Any, Union
 import polars as pl
 
 from pipeline.ids import slug
+from pipeline.publish.compact_json import compact_json
 from pipeline.reconcile.factions import NO_FACTION_NAME
 from pipeline.store.ddl import MODEL_BY_TABLE
 from schemas.columns import DESCRIPTIONS, ID_PATTERNS
@@ -76,7 +77,7 @@ def write_feed(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
             continue
         with (feed / f"{table}.ndjson").open("w", encoding="utf-8") as out:
             for row in feed_rows(frame, model):
-                out.write(json.dumps(row, ensure_ascii=False, sort_keys=False, separators=(",", ":")) + "\n")
+                out.write(compact_json(row, sort_keys=False) + "\n")
 
 
 def faction_document_names(factions: Iterable[str]) -> dict[str, str]:
