@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 import pytest
 from jsonschema import Draft202012Validator
@@ -36,7 +37,9 @@ def _schema(release: Path, name: str) -> dict[str, Any]:
 
 
 def _value_key(value: object) -> object:
-    return json.dumps(value, sort_keys=True) if isinstance(value, list | dict) else (type(value).__name__, value)
+    if isinstance(value, list | dict):
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return (type(value).__name__, value)
 
 
 def _invalid_rows(path: Path, schema: dict[str, Any]) -> Iterator[str]:
@@ -52,7 +55,7 @@ def _invalid_rows(path: Path, schema: dict[str, Any]) -> Iterator[str]:
     seen: dict[str, set[object]] = {k: set() for k in validators}
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
-            row = json.loads(line)
+            row = orjson.loads(line)  # the same values as json.loads, at a fraction of the 1.2 M rows' parse time
             if number == 1:
                 Draft202012Validator(schema).validate(row)  # one whole row, as any client would
             if set(row) != set(validators):
