@@ -50,16 +50,8 @@ def _is_plain(kind: pa.DataType) -> bool:
     """Integers, floats, booleans, strings, lists of them, and the NULL of a column no expectation reads."""
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         return _is_plain(kind.value_type) and not pa.types.is_list(kind.value_type)
-    return any(
-        check(kind)
-        for check in (
-            pa.types.is_null,
-            pa.types.is_integer,
-            pa.types.is_floating,
-            pa.types.is_boolean,
-            pa.types.is_string,
-        )
-    ) or pa.types.is_large_string(kind)
+    checks = (pa.types.is_null, pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.types.is_string)
+    return any(check(kind) for check in checks) or pa.types.is_large_string(kind)
 
 
 def _column(column: pa.ChunkedArray, pd: Any) -> Any:
