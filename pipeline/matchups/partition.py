@@ -219,7 +219,7 @@ def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str,
         tables.append(matchup_table(result, armed, targets, phase, inputs.keep_distribution))
         rows_target.append(call[result.pairs[:, 1]])
     schema = SCHEMA.append(DIST_FIELD) if inputs.keep_distribution else SCHEMA
-    whole = pa.concat_tables(tables) if tables else schema.empty_table()
+    whole = _one_batch(pa.concat_tables(tables) if tables else schema.empty_table())
     faction = inputs.target_faction_index[np.concatenate(rows_target)] if rows_target else np.zeros(0, np.int64)
     order = np.argsort(faction, kind="stable")
     bounds = np.searchsorted(faction[order], np.arange(len(inputs.target_factions) + 1))
@@ -227,8 +227,14 @@ def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str,
     parts = {}
     for name in wanted:
         f = inputs.target_factions.index(name)
-        parts[name] = whole.take(pa.array(order[bounds[f] : bounds[f + 1]])).combine_chunks()
+        parts[name] = pa.Table.from_batches([whole.take(pa.array(order[bounds[f] : bounds[f + 1]]))])
     return parts
+
+
+def _one_batch(table: pa.Table) -> pa.RecordBatch:
+    """`table`'s columns as one record batch: Arrow's take on a table concatenates each column's chunks again
+    on every call (once per target faction), on a batch it gathers the rows taken only."""
+    return pa.record_batch([column.combine_chunks() for column in table.columns], schema=table.schema)
 
 
 def matchup_table(
