@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.cache.parts import PartCache
+from pipeline.matchups.pair_table import PhaseRows, phases_table
 from pipeline.matchups.sides import UnitOption
 from pipeline.units.engine import UnitEngine, compute_matchups
 from pipeline.units.model import Phase
-from pipeline.units.results import Matchups
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -173,28 +173,6 @@ def _engine(scenario: str, workers: int) -> UnitEngine:
     return _ENGINES[key]
 
 
-SCHEMA = pa.schema(
-    [
-        ("attacker_unit_id", pa.string()),
-        ("attacker_models", pa.int64()),
-        ("target_unit_id", pa.string()),
-        ("target_models", pa.int64()),
-        ("phase", pa.string()),
-        ("models_slain", pa.float64()),
-        ("p_any", pa.float64()),
-        ("p_wipe", pa.float64()),
-        ("slain_p10", pa.int64()),
-        ("slain_p50", pa.int64()),
-        ("slain_p90", pa.int64()),
-        ("wounds_lost", pa.float64()),
-        ("target_wounds", pa.int64()),
-        ("points_destroyed", pa.float64()),
-        ("points_destroyed_per_100", pa.float64()),
-    ]
-)
-DIST_FIELD = pa.field("slain_dist", pa.list_(pa.float64()))
-
-
 def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, pa.Table]:
     """The key's attackers against the targets of each of its target factions, both phases, in one scenario:
     one table per target faction (rows: shooting then fight, attacker-major, targets in target order).
@@ -206,7 +184,7 @@ def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str,
     call = inputs.call_targets(key)
     targets = [inputs.targets[i] for i in call.tolist()]
     engine = _engine(key.scenario, inputs.workers)
-    tables, rows_target = [], []
+    phases, rows_target = [], []
     for phase in Phase:
         armed = [o for o in attackers if phase in o.sides]
         if not armed or not targets:
@@ -216,67 +194,21 @@ def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str,
         result = compute_matchups(
             sides, defences, engine=engine, distributions=inputs.keep_distribution, operators=False
         )
-        tables.append(matchup_table(result, armed, targets, phase, inputs.keep_distribution))
+        phases.append(PhaseRows(phase, result, armed, np.zeros(0, np.int64)))
         rows_target.append(call[result.pairs[:, 1]])
-    schema = SCHEMA.append(DIST_FIELD) if inputs.keep_distribution else SCHEMA
-    whole = _one_batch(pa.concat_tables(tables) if tables else schema.empty_table())
     faction = inputs.target_faction_index[np.concatenate(rows_target)] if rows_target else np.zeros(0, np.int64)
-    order = np.argsort(faction, kind="stable")
+    order = np.argsort(faction, kind="stable")  # a faction's rows stay ascending: shooting, then fight
     bounds = np.searchsorted(faction[order], np.arange(len(inputs.target_factions) + 1))
+    starts = np.cumsum([0, *(len(p.result.pairs) for p in phases)])
     wanted = inputs.target_factions if key.target_factions is None else key.target_factions
     parts = {}
     for name in wanted:
         f = inputs.target_factions.index(name)
-        parts[name] = pa.Table.from_batches([whole.take(pa.array(order[bounds[f] : bounds[f + 1]]))])
+        rows = order[bounds[f] : bounds[f + 1]]
+        cuts = np.searchsorted(rows, starts)
+        taken = [replace(p, rows=rows[cuts[i] : cuts[i + 1]] - starts[i]) for i, p in enumerate(phases)]
+        parts[name] = phases_table(taken, targets, inputs.keep_distribution)
     return parts
-
-
-def _one_batch(table: pa.Table) -> pa.RecordBatch:
-    """`table`'s columns as one record batch: Arrow's take on a table concatenates each column's chunks again
-    on every call (once per target faction), on a batch it gathers the rows taken only."""
-    return pa.record_batch([column.combine_chunks() for column in table.columns], schema=table.schema)
-
-
-def matchup_table(
-    result: Matchups, attackers: Sequence[UnitOption], targets: Sequence[UnitOption], phase: Phase, dist: bool
-) -> pa.Table:
-    """The engine's per-pair columns with ids, sizes and the phase (ids taken from small Arrow arrays)."""
-    a, t = pa.array(result.pairs[:, 0]), pa.array(result.pairs[:, 1])
-    t_index = result.pairs[:, 1]
-    wounds = np.array([o.target.total_wounds if o.target else 0 for o in targets], dtype=np.int64)
-    has_cost = np.array([o.cost > 0 for o in targets])[t_index]
-    columns: list[pa.Array] = [
-        pa.array([o.unit_id for o in attackers], type=pa.string()).take(a),
-        pa.array([o.models for o in attackers], type=pa.int64()).take(a),
-        pa.array([o.unit_id for o in targets], type=pa.string()).take(t),
-        pa.array([o.models for o in targets], type=pa.int64()).take(t),
-        pa.repeat(pa.scalar(phase.value, pa.string()), len(t_index)),
-        pa.array(result.expected_slain),
-        pa.array(np.clip(result.p_any, 0.0, 1.0)),
-        pa.array(np.clip(result.p_wipe, 0.0, 1.0)),
-        pa.array(result.slain_p10),
-        pa.array(result.slain_p50),
-        pa.array(result.slain_p90),
-        pa.array(result.wounds_lost),
-        pa.array(wounds[t_index]),
-        pa.array(result.points_destroyed, mask=~has_cost),
-        pa.array(result.points_destroyed_per_100, mask=~has_cost | np.isnan(result.points_destroyed_per_100)),
-    ]
-    schema = SCHEMA
-    if dist:
-        columns.append(distribution_column(result))
-        schema = SCHEMA.append(DIST_FIELD)
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-def distribution_column(result: Matchups) -> pa.Array:
-    """`slain_dist` per pair: each distinct job's row as one list, taken per pair (no Python list per row)."""
-    lengths = result.job_models + 1
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-    keep = np.arange(result.job_dist.shape[1])[None, :] < lengths[:, None]
-    values = pa.array(result.job_dist[keep])
-    per_job = pa.ListArray.from_arrays(pa.array(offsets), values, type=DIST_FIELD.type)
-    return per_job.take(pa.array(result.job))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ import pyarrow.parquet as pq
 
 from pipeline.cache.parts import PartCache
 from pipeline.matchups.fork_executor import ForkExecutor
-from pipeline.matchups.partition import DIST_FIELD, SCHEMA, _engine, matchup_table
+from pipeline.matchups.pair_table import DIST_FIELD, SCHEMA, matchup_table
+from pipeline.matchups.partition import _engine
 from pipeline.matchups.sides import UnitOption, _group
 from pipeline.units.engine import compute_matchups
 from pipeline.units.model import Phase, TargetUnit

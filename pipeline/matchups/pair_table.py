@@ -1,0 +1,119 @@
+"""The published rows of unit-against-unit pairs, as Arrow tables built from the engine's NumPy arrays.
+
+A chunk's rows are split by target faction before any Arrow array exists: every column of a faction's table is
+gathered from the engine's arrays by that faction's row numbers (ids from small Arrow arrays of the options), so
+no chunk-sized table is built and then gathered again (docs/units.md#partitions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from pipeline.matchups.sides import UnitOption
+from pipeline.units.model import Phase
+from pipeline.units.results import Matchups
+
+SCHEMA = pa.schema(
+    [
+        ("attacker_unit_id", pa.string()),
+        ("attacker_models", pa.int64()),
+        ("target_unit_id", pa.string()),
+        ("target_models", pa.int64()),
+        ("phase", pa.string()),
+        ("models_slain", pa.float64()),
+        ("p_any", pa.float64()),
+        ("p_wipe", pa.float64()),
+        ("slain_p10", pa.int64()),
+        ("slain_p50", pa.int64()),
+        ("slain_p90", pa.int64()),
+        ("wounds_lost", pa.float64()),
+        ("target_wounds", pa.int64()),
+        ("points_destroyed", pa.float64()),
+        ("points_destroyed_per_100", pa.float64()),
+    ]
+)
+DIST_FIELD = pa.field("slain_dist", pa.list_(pa.float64()))
+
+Rows = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class PhaseRows:
+    """One phase's engine result against a call's targets, its attackers, and the pairs (row numbers of the
+    result, ascending) a table takes."""
+
+    phase: Phase
+    result: Matchups
+    attackers: Sequence[UnitOption]
+    rows: Rows
+
+    def values(self, array: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
+        return array[self.rows]
+
+
+def table_schema(dist: bool) -> pa.Schema:
+    return SCHEMA.append(DIST_FIELD) if dist else SCHEMA
+
+
+def matchup_table(
+    result: Matchups, attackers: Sequence[UnitOption], targets: Sequence[UnitOption], phase: Phase, dist: bool
+) -> pa.Table:
+    """Every pair of one phase's result, in the result's order."""
+    every = np.arange(len(result.pairs), dtype=np.int64)
+    return phases_table([PhaseRows(phase, result, attackers, every)], targets, dist)
+
+
+def phases_table(parts: Sequence[PhaseRows], targets: Sequence[UnitOption], dist: bool) -> pa.Table:
+    """The selected pairs of each phase, phase after phase, as one table of one chunk a column."""
+    if not parts:
+        return table_schema(dist).empty_table()
+
+    def gathered(array_of: Callable[[Matchups], npt.NDArray[np.generic]]) -> npt.NDArray[np.generic]:
+        return np.concatenate([part.values(array_of(part.result)) for part in parts])
+
+    first = np.cumsum([0, *(len(part.attackers) for part in parts[:-1])])  # each phase's attackers, back to back
+    a_index = [part.values(part.result.pairs[:, 0]) + f for part, f in zip(parts, first, strict=True)]
+    a = pa.array(np.concatenate(a_index))
+    t_index = gathered(lambda r: r.pairs[:, 1])
+    t = pa.array(t_index)
+    attackers = [o for part in parts for o in part.attackers]
+    phase_of_row = np.repeat(np.arange(len(parts)), [len(part.rows) for part in parts])
+    wounds = np.array([o.target.total_wounds if o.target else 0 for o in targets], dtype=np.int64)
+    has_cost = np.array([o.cost > 0 for o in targets], dtype=bool)[t_index]
+    per_100 = gathered(lambda r: r.points_destroyed_per_100)
+    columns: list[pa.Array] = [
+        pa.array([o.unit_id for o in attackers], type=pa.string()).take(a),
+        pa.array([o.models for o in attackers], type=pa.int64()).take(a),
+        pa.array([o.unit_id for o in targets], type=pa.string()).take(t),
+        pa.array([o.models for o in targets], type=pa.int64()).take(t),
+        pa.array([part.phase.value for part in parts], type=pa.string()).take(pa.array(phase_of_row)),
+        pa.array(gathered(lambda r: r.expected_slain)),
+        pa.array(np.clip(gathered(lambda r: r.p_any), 0.0, 1.0)),
+        pa.array(np.clip(gathered(lambda r: r.p_wipe), 0.0, 1.0)),
+        pa.array(gathered(lambda r: r.slain_p10)),
+        pa.array(gathered(lambda r: r.slain_p50)),
+        pa.array(gathered(lambda r: r.slain_p90)),
+        pa.array(gathered(lambda r: r.wounds_lost)),
+        pa.array(wounds[t_index]),
+        pa.array(gathered(lambda r: r.points_destroyed), mask=~has_cost),
+        pa.array(per_100, mask=~has_cost | np.isnan(per_100)),
+    ]
+    if dist:
+        columns.append(pa.concat_arrays([distribution_column(part.result, part.rows) for part in parts]))
+    return pa.Table.from_arrays(columns, schema=table_schema(dist))
+
+
+def distribution_column(result: Matchups, rows: Rows) -> pa.Array:
+    """`slain_dist` of the pairs `rows`: each distinct job's row as one list, taken per pair (no Python list per
+    row)."""
+    lengths = result.job_models + 1
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    keep = np.arange(result.job_dist.shape[1])[None, :] < lengths[:, None]
+    values = pa.array(result.job_dist[keep])
+    per_job = pa.ListArray.from_arrays(pa.array(offsets), values, type=DIST_FIELD.type)
+    return per_job.take(pa.array(result.job[rows]))
