@@ -57,6 +57,7 @@ class PhaseRows:
 
 
 def table_schema(dist: bool) -> pa.Schema:
+    """The published columns, with `slain_dist` when distributions are kept."""
     return SCHEMA.append(DIST_FIELD) if dist else SCHEMA
 
 

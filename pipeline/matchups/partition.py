@@ -194,7 +194,7 @@ def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str,
         result = compute_matchups(
             sides, defences, engine=engine, distributions=inputs.keep_distribution, operators=False
         )
-        phases.append(PhaseRows(phase, result, armed, np.zeros(0, np.int64)))
+        phases.append(PhaseRows(phase, result, armed, np.arange(len(result.pairs), dtype=np.int64)))  # narrowed below
         rows_target.append(call[result.pairs[:, 1]])
     faction = inputs.target_faction_index[np.concatenate(rows_target)] if rows_target else np.zeros(0, np.int64)
     order = np.argsort(faction, kind="stable")  # a faction's rows stay ascending: shooting, then fight
