@@ -33,18 +33,25 @@ class Summary:
 
 
 def summarise_states(
-    final: FloatArray, slain: IntArray, by_state: FloatArray, wounds: FloatArray, models: IntArray
+    final: FloatArray,
+    slain: IntArray,
+    by_state: FloatArray,
+    wounds: FloatArray,
+    models: IntArray,
+    by_state_row: IntArray | None = None,
 ) -> Summary:
     """Final state distributions [B, S] -> Summary, given per row the slain count [B, S] and slain per group
-    [B, S, G] of each state, the wounds lost per state ([S], or per row [B, S]) and the models [B]. Every sum
-    runs over one row's own states in order (`row_sums`), so a row's numbers never depend on the other rows of
-    its batch, their count, the batch's width or its number of groups."""
+    of each state ([B, S', G], or a table [V, S', G] read at `by_state_row` [B]; S' >= S), the wounds lost per
+    state ([S], or per row [B, S]) and the models [B]. Every sum runs over one row's own states in order
+    (`row_sums`), so a row's numbers never depend on the other rows of its batch, their count, the batch's
+    width or its number of groups."""
     batch = final.shape[0]
     width = int(slain.max(initial=0)) + 1
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
     counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
     dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
-    by_group = row_sums(final[:, :, None] * by_state)
+    rows = np.arange(batch) if by_state_row is None else by_state_row
+    by_group = gathered_row_sums(final, by_state, rows)
     cdf = np.cumsum(dist, axis=1)
     stats = np.stack(
         [
@@ -74,6 +81,19 @@ def row_sums(products: FloatArray) -> FloatArray:
     if products.shape[1] == 0:
         return np.zeros((products.shape[0], *products.shape[2:]))
     total: FloatArray = np.add.accumulate(products, axis=1)[:, -1]
+    return total
+
+
+def gathered_row_sums(weights: FloatArray, table: FloatArray, rows: IntArray) -> FloatArray:
+    """sum over s of weights[b, s] * table[rows[b], s] ([B, S] and [V, S', G] -> [B, G]), added s = 0, 1, ...
+    exactly as `row_sums` of the [B, S, G] products, without building them or the gathered table (the
+    summaries' largest arrays)."""
+    batch, size = weights.shape
+    if size == 0:
+        return np.zeros((batch, *table.shape[2:]))
+    total: FloatArray = weights[:, 0, None] * table[rows, 0]
+    for s in range(1, size):
+        total += weights[:, s, None] * table[rows, s]
     return total
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pipeline.units import AttackSide, TargetUnit, UnitEngine, compute_matchups
 from pipeline.units.engine import solved_on
-from pipeline.units.results import Matchups, row_sums, weighted_rows
+from pipeline.units.results import Matchups, gathered_row_sums, row_sums, weighted_rows
 from tests.units.builders import group, side, weapon
 from tests.units.test_fast_path import COLUMNS, sides
 from tests.units.test_invariants import groups
@@ -91,6 +91,23 @@ def test_row_sums_do_not_depend_on_padding_neighbours_or_layout() -> None:
         wider = np.concatenate([np.concatenate([grouped, rng.random((1, n, 2))], axis=2), rng.random((2, n, 3))])
         assert row_sums(grouped)[0, 0] == row_sums(wider)[0, 0]
     assert row_sums(np.zeros((2, 0))).shape == (2,)
+
+
+@pytest.mark.parametrize(("rows", "states", "table_states", "groups"), [(5, 7, 7, 1), (9, 4, 11, 3), (1, 30, 30, 2)])
+def test_gathered_row_sums_are_the_row_sums_of_the_gathered_products(
+    rows: int, states: int, table_states: int, groups: int
+) -> None:
+    """The same bits as `row_sums(weights[:, :, None] * table[view, :S])`, which the summaries built before
+    (magnitudes 1e-6..1e6, so that another order of the terms rounds differently)."""
+    rng = np.random.default_rng(rows * 100 + states)
+    weights = rng.random((rows, states)) * 10.0 ** rng.integers(-6, 7, (rows, states))
+    table = rng.random((6, table_states, groups)) * 3
+    view = rng.integers(0, 6, rows)
+    expected = row_sums(weights[:, :, None] * table[view, :states])
+    found = gathered_row_sums(weights, table, view)
+    assert found.shape == (rows, groups)
+    assert found.tobytes() == expected.tobytes()
+    assert gathered_row_sums(np.zeros((3, 0)), table, view[:3]).shape == (3, groups)
 
 
 def test_solved_on_takes_one_phase() -> None:
