@@ -38,19 +38,19 @@ def summarise_states(
     by_state: FloatArray,
     wounds: FloatArray,
     models: IntArray,
-    by_state_row: IntArray | None = None,
+    view: IntArray | None = None,
 ) -> Summary:
-    """Final state distributions [B, S] -> Summary, given per row the slain count [B, S] and slain per group
-    of each state ([B, S', G], or a table [V, S', G] read at `by_state_row` [B]; S' >= S), the wounds lost per
-    state ([S], or per row [B, S]) and the models [B]. Every sum runs over one row's own states in order
-    (`row_sums`), so a row's numbers never depend on the other rows of its batch, their count, the batch's
-    width or its number of groups."""
+    """Final state distributions [B, S] -> Summary, given per row the slain count [B, S], the slain per group
+    [B, S, G] and the wounds lost ([S], or per row [B, S]) of each state, and the models [B]. With `view` [B],
+    `by_state` [V, S', G] and `wounds` [V, S'] (S' >= S) are tables read at each row's view. Every sum runs
+    over one row's own states in order (`row_sums`), so a row's numbers never depend on the other rows of its
+    batch, their count, the batch's width or its number of groups."""
     batch = final.shape[0]
     width = int(slain.max(initial=0)) + 1
     flat = (np.arange(batch)[:, None] * width + slain).ravel()
     counts = np.bincount(flat, weights=final.ravel(), minlength=batch * width)
     dist = np.asarray(counts, dtype=np.float64).reshape(batch, width)
-    rows = np.arange(batch) if by_state_row is None else by_state_row
+    rows = np.arange(batch) if view is None else view
     by_group = gathered_row_sums(final, by_state, rows)
     cdf = np.cumsum(dist, axis=1)
     stats = np.stack(
@@ -62,7 +62,10 @@ def summarise_states(
         ],
         axis=1,
     )
-    lost: FloatArray = row_sums(final * wounds) if wounds.ndim == 2 else weighted_rows(final, wounds)
+    if view is not None:
+        lost = gathered_row_sums(final, wounds, view)
+    else:
+        lost = row_sums(final * wounds) if wounds.ndim == 2 else weighted_rows(final, wounds)
     return Summary(dist, models, by_group, lost, stats)
 
 
@@ -85,15 +88,16 @@ def row_sums(products: FloatArray) -> FloatArray:
 
 
 def gathered_row_sums(weights: FloatArray, table: FloatArray, rows: IntArray) -> FloatArray:
-    """sum over s of weights[b, s] * table[rows[b], s] ([B, S] and [V, S', G] -> [B, G]), added s = 0, 1, ...
-    exactly as `row_sums` of the [B, S, G] products, without building them or the gathered table (the
-    summaries' largest arrays)."""
+    """sum over s of weights[b, s] * table[rows[b], s] ([B, S] and [V, S', ...] -> [B, ...]), added s = 0, 1,
+    ... exactly as `row_sums` of the products, without building them or the gathered table (the summaries'
+    largest arrays)."""
     batch, size = weights.shape
     if size == 0:
         return np.zeros((batch, *table.shape[2:]))
-    total: FloatArray = weights[:, 0, None] * table[rows, 0]
+    column = (batch,) + (1,) * (table.ndim - 2)  # a row's weight against each of its table row's entries
+    total: FloatArray = weights[:, 0].reshape(column) * table[rows, 0]
     for s in range(1, size):
-        total += weights[:, s, None] * table[rows, s]
+        total += weights[:, s].reshape(column) * table[rows, s]
     return total
 
 

@@ -58,7 +58,8 @@ def capped_kernel(
     j = np.arange(width)
     r = remaining[:, :, None]
     capped = np.where(j < r, losses[:, :, :width], 0.0)
-    capped += np.where(j == r, at_cap[:, :, None], 0.0)
+    batch, state = np.nonzero(remaining < width)  # the loss j == r (when in the band) takes P(loss >= r)
+    capped[batch, state, remaining[batch, state]] = at_cap[batch, state]
     stay = capped[:, :, 0].copy()
     moves = np.moveaxis(capped[:, :, 1:], 2, 0)
     if not two_lines:

@@ -464,7 +464,7 @@ def _view_summaries(final: FloatArray, leaf: IntArray, view: IntArray, views: Vi
             wiped = np.cumsum(states[:, ::-1], axis=1)[:, ::-1][index, end]
             states = np.where(np.arange(w) < end[:, None], states[:, :w], 0.0)
             states[index, end] = wiped
-        args = (views.slain[v, :w], views.by_group, views.wounds[v, :w], views.models[v], v)
+        args = (views.slain[v, :w], views.by_group, views.wounds, views.models[v], v)
         parts.append((rows, summarise_states(states, *args)))
     return parts[0][1] if len(parts) == 1 else merge(parts, len(leaf))
 

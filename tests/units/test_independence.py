@@ -108,6 +108,8 @@ def test_gathered_row_sums_are_the_row_sums_of_the_gathered_products(
     assert found.shape == (rows, groups)
     assert found.tobytes() == expected.tobytes()
     assert gathered_row_sums(np.zeros((3, 0)), table, view[:3]).shape == (3, groups)
+    flat = table[:, :, 0]  # a [V, S'] table (wounds lost per state): one number per row
+    assert gathered_row_sums(weights, flat, view).tobytes() == row_sums(weights * flat[view, :states]).tobytes()
 
 
 def test_solved_on_takes_one_phase() -> None:
