@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 import weakref
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +90,23 @@ class _Blocks:
 def test_free_heap_goes_back_on_glibc() -> None:
     assert runtime.release_free_heap() is True
     assert runtime._malloc_trim.cache_info().currsize == 1  # looked up once, not per call
+
+
+ALLOCATOR_PROBE = (
+    "import pyarrow as pa; from pipeline.runtime import arrow_system_allocator; "
+    "arrow_system_allocator(); print(pa.default_memory_pool().backend_name)"
+)
+
+
+@pytest.mark.parametrize(("chosen", "expected"), [(None, "system"), ("jemalloc", "jemalloc"), ("mimalloc", "mimalloc")])
+def test_arrow_allocator_is_the_system_one_unless_the_user_chose_a_pool(chosen: str | None, expected: str) -> None:
+    """In a fresh process (Arrow's pool is process-wide; its default here is mimalloc): the system allocator
+    replaces Arrow's default, and a pool chosen with ARROW_DEFAULT_MEMORY_POOL stays."""
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if chosen is not None:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = chosen
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run(
+        [sys.executable, "-c", ALLOCATOR_PROBE], capture_output=True, text=True, env=env, cwd=root, check=True
+    )
+    assert run.stdout.strip() == expected

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from pipeline.cache.parts import PartCache
 from pipeline.matchups.pair_table import PhaseRows, phases_table
 from pipeline.matchups.sides import UnitOption
+from pipeline.runtime import arrow_system_allocator
 from pipeline.units.engine import UnitEngine, compute_matchups
 from pipeline.units.model import Phase
 
@@ -180,6 +181,7 @@ def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str,
     One engine call per phase against every target of the call (the key's factions and its helpers), without
     dense operators (`compute_matchups(..., operators=False)`), so a faction's rows are the same bits whatever
     other factions the call holds (docs/units.md#partitions)."""
+    arrow_system_allocator()  # in whichever process the executor runs this
     attackers = inputs.chunk_attackers(key)
     call = inputs.call_targets(key)
     targets = [inputs.targets[i] for i in call.tolist()]
