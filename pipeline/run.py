@@ -37,7 +37,7 @@ from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
-from pipeline.runtime import Beside, release_free_heap
+from pipeline.runtime import Beside, arrow_system_allocator, release_free_heap
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
 
@@ -108,6 +108,7 @@ def _run(
     matchup_scenarios: Sequence[str],
     executor: Executor | None = None,
 ) -> RunResult:
+    arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
     frames, started, reports, parsed = _compute(inputs, stage, cache)
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)

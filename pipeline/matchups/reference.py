@@ -17,6 +17,7 @@ from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.pair_table import DIST_FIELD, SCHEMA, matchup_table
 from pipeline.matchups.partition import _engine
 from pipeline.matchups.sides import UnitOption, _group
+from pipeline.runtime import arrow_system_allocator
 from pipeline.units.engine import compute_matchups
 from pipeline.units.model import Phase, TargetUnit
 
@@ -97,6 +98,7 @@ def _phase_table(
     golden: Sequence[UnitOption], references: Sequence[UnitOption], scenario: str, phase: Phase
 ) -> pa.Table | None:
     """One scenario and phase, the engine serial (the (scenario, phase) pairs are the parallel tasks)."""
+    arrow_system_allocator()  # in whichever process runs this (docs/units.md#summaries-read-the-views-tables-issue-13)
     targets = [r.target for r in references if r.target is not None]
     armed = [o for o in golden if phase in o.sides]
     if not armed:
