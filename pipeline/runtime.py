@@ -50,8 +50,8 @@ def cyclic_gc_paused() -> Iterator[None]:
 
 def arrow_system_allocator() -> None:
     """Arrow allocates from the C library's malloc in this process from now on, unless the user chose a pool
-    (`ARROW_DEFAULT_MEMORY_POOL`). With Arrow's default (mimalloc) the unit tables' id columns took 8x the CPU
-    in a process that has just freed the engine's large arrays: 15 % of the table's CPU (docs/units.md#partitions)."""
+    (`ARROW_DEFAULT_MEMORY_POOL`). Under Arrow's default (mimalloc), Arrow's takes right after the engine had freed
+    its large arrays cost 3-8x the CPU (docs/units.md#summaries-read-the-views-tables-issue-13)."""
     if "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
         return
     import pyarrow as pa
