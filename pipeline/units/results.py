@@ -62,10 +62,7 @@ def summarise_states(
         ],
         axis=1,
     )
-    if view is not None:
-        lost = gathered_row_sums(final, wounds, view)
-    else:
-        lost = row_sums(final * wounds) if wounds.ndim == 2 else weighted_rows(final, wounds)
+    lost = gathered_row_sums(final, wounds, rows) if wounds.ndim == 2 else weighted_rows(final, wounds)
     return Summary(dist, models, by_group, lost, stats)
 
 
