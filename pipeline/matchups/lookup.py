@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from pipeline.errors import PipelineError
 from pipeline.matchups.sides import UnitOption, unit_options
 from pipeline.matchups.tables import golden_tables
+from pipeline.units import loops
 from pipeline.units.engine import UnitEngine, compute_matchups
 from pipeline.units.model import Phase
 
@@ -169,7 +170,8 @@ def matchup(attacker: UnitOption, target: UnitOption, scenario: str, phase: Phas
     """The exact distribution, or None when the attacker has no weapon of the phase."""
     if phase not in attacker.sides or target.target is None:
         return None
-    result = compute_matchups([attacker.sides[phase]], [target.target], engine=UnitEngine(scenario))
+    with loops.numpy_only():
+        result = compute_matchups([attacker.sides[phase]], [target.target], engine=UnitEngine(scenario))
     summary: dict[str, float | int | None] = {
         "models_slain": float(result.expected_slain[0]),
         "p_any": float(result.p_any[0]),

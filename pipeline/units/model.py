@@ -71,11 +71,16 @@ class TargetUnit:
     leader: tuple[ModelGroup, ...] = ()
     name: str = ""
     _hash: int = field(init=False, repr=False)
+    _models: int = field(init=False, repr=False)
+    _wounds: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.groups:
             raise ValueError("a target unit needs at least one model group")
         object.__setattr__(self, "_hash", hash((self.groups, self.leader, self.name)))
+        # read per job and per pair by the engine and the tables: summed once (the groups are immutable)
+        object.__setattr__(self, "_models", sum(g.count for g in self.all_groups))
+        object.__setattr__(self, "_wounds", sum(g.count * g.wounds for g in self.all_groups))
 
     def __hash__(self) -> int:
         return self._hash
@@ -96,11 +101,11 @@ class TargetUnit:
 
     @property
     def models(self) -> int:
-        return sum(g.count for g in self.all_groups)
+        return self._models
 
     @property
     def total_wounds(self) -> int:
-        return sum(g.count * g.wounds for g in self.all_groups)
+        return self._wounds
 
     @property
     def points(self) -> float:

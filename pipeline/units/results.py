@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.units import loops
 from pipeline.units.layout import FloatArray, IntArray, StateLayout
 from pipeline.units.model import AttackSide, TargetUnit
 
@@ -91,6 +92,15 @@ def gathered_row_sums(weights: FloatArray, table: FloatArray, rows: IntArray) ->
     batch, size = weights.shape
     if size == 0:
         return np.zeros((batch, *table.shape[2:]))
+    if loops.ENABLED:
+        summed: FloatArray = np.empty((batch, *table.shape[2:]))
+        loops.compiled("_gathered_row_sums")(
+            np.ascontiguousarray(weights),
+            np.ascontiguousarray(table).reshape(*table.shape[:2], -1),
+            np.ascontiguousarray(rows, dtype=np.int64),
+            summed.reshape(batch, -1),
+        )
+        return summed
     column = (batch,) + (1,) * (table.ndim - 2)  # a row's weight against each of its table row's entries
     total: FloatArray = weights[:, 0].reshape(column) * table[rows, 0]
     for s in range(1, size):

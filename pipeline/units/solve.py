@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.units import loops
 from pipeline.units.layout import BoolArray, FloatArray, IntArray
 
 ABSORBED = 1e-17
@@ -110,6 +111,7 @@ class Step:
     counts: FloatArray
     normal: Kernel
     devastating: Kernel | None
+    batch_last: bool = False  # `normal` is already `transposed` (built so by `loops`)
 
 
 def run_step(step: Step, states: FloatArray) -> FloatArray:
@@ -123,15 +125,25 @@ def run_step(step: Step, states: FloatArray) -> FloatArray:
         if len(alive):
             out[:, :, alive] = run_step(step, states[:, alive]).reshape(batch, counts.shape[2], len(alive), size)
         return out.reshape(batch, -1, size)
-    kernel = transposed(step.normal)
+    kernel = step.normal if step.batch_last else transposed(step.normal)
     coefficients = np.ascontiguousarray(counts.transpose(1, 2, 0))  # [N, C, B]
     acc = np.zeros((size, counts.shape[2], pending, batch))
+    x = np.array(states.transpose(2, 1, 0), order="C")  # [S, Q, B]; a copy: the wounds reuse it as a buffer
+    if loops.ENABLED:
+        _compiled_wounds(kernel, counts, coefficients, acc, x)
+    else:
+        _wounds(kernel, counts, coefficients, acc, x)
+    return acc.transpose(3, 1, 2, 0).reshape(batch, -1, size)
+
+
+def _wounds(kernel: Kernel, counts: FloatArray, coefficients: FloatArray, acc: FloatArray, x: FloatArray) -> None:
+    """Every wound of a chunk into acc, with NumPy (the reference for `loops`)."""
+    size = x.shape[0]
     live = (kernel.stay < 1.0)[:, None, :]
-    x = np.ascontiguousarray(states.transpose(2, 1, 0))  # [S, Q, B]
     spare, product = np.zeros_like(x), np.empty_like(x)  # buffers reused by every wound (no temporaries)
     weighted = product[:, None] if counts.shape[2] == 1 else np.empty_like(acc)
     reach = _support(x)  # x[reach:] == 0 (mass only moves up, by at most the kernel's largest shift a wound)
-    done = np.zeros((pending, batch), dtype=bool)
+    done = np.zeros(x.shape[1:], dtype=bool)
     for n in range(counts.shape[1]):
         if n:
             reach = min(size, reach + kernel.body.shape[0] * kernel.stride)
@@ -145,7 +157,44 @@ def run_step(step: Step, states: FloatArray) -> FloatArray:
                 done |= newly
                 if done.all():
                     break
-    return acc.transpose(3, 1, 2, 0).reshape(batch, -1, size)
+
+
+def _compiled_wounds(
+    kernel: Kernel, counts: FloatArray, coefficients: FloatArray, acc: FloatArray, x: FloatArray
+) -> None:
+    """`_wounds` with the loop compiled (`loops`): the same operations in the same order."""
+    loop = loops.compiled("_wounds")
+    live = kernel.stay < 1.0
+    leader = kernel.leader if kernel.leader is not None else np.zeros((0, 0, 0))
+    spare = np.zeros_like(x)
+    done = np.zeros(x.shape[1:], dtype=bool)
+    newly = np.zeros_like(done)
+    n, reach = 0, _support(x)
+    while True:
+        n, reach, swapped, stopped = loop(
+            x,
+            spare,
+            acc,
+            coefficients,
+            kernel.stay,
+            kernel.body,
+            leader,
+            int(kernel.stride),
+            live,
+            done,
+            newly,
+            n,
+            reach,
+        )
+        if swapped:
+            x, spare = spare, x
+        if not stopped:
+            return
+        x = _lump_absorbed(acc, counts[:, n + 1 :].sum(axis=1).T, x, newly)
+        done |= newly
+        if done.all():
+            return
+        n += 1
 
 
 def _support(x: FloatArray) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipeline.units import loops
 from pipeline.units.counts import FloatArray
 from pipeline.units.layout import IntArray
 from pipeline.units.model import Weapon
@@ -270,7 +271,31 @@ def _chain_nodes(defs: Defences, steps: BatchSteps, tree: Tree, store: Store, no
 
 def _step(defs: Defences, steps: BatchSteps, node: Nodes, rows: IntArray) -> Step:
     counts = _padded(steps.pmfs, node.count_ids[rows], int(node.lengths[rows[0]]), int(node.pending[rows[0]]))
+    if loops.ENABLED:
+        return Step(counts, _chain_kernel(defs, steps, node.step[rows], node.defence[rows]), None, batch_last=True)
     return Step(counts, _kernels(defs, steps, steps.normal, node.step[rows], node.defence[rows]), None)
+
+
+def _chain_kernel(defs: Defences, steps: BatchSteps, step: IntArray, defence: IntArray) -> Kernel:
+    """The chunk's kernels built row by row in the layout the chain reads (`loops._chain_kernel`): copying a
+    few values per state costs less than finding each distinct (weapon, defence) once and gathering it."""
+    normal, precision = defs.normal, defs.precision
+    stay, body, leader = loops.compiled("_chain_kernel")(
+        steps.normal,
+        steps.tails(steps.normal),
+        steps.band(steps.normal),
+        steps.weapon[step],
+        defence,
+        steps.precise[step] & defs.two_lines,
+        normal.group,
+        normal.remaining,
+        normal.leader,
+        precision.group,
+        precision.remaining,
+        precision.leader,
+        defs.two_lines,
+    )
+    return Kernel(stay, body, leader if defs.two_lines else None, defs.stride)
 
 
 def _dense_nodes(
