@@ -173,7 +173,9 @@ def kernels(
 
 def loss_tails(table: FloatArray) -> FloatArray:
     """P(loss >= j) per (weapon, group) of a loss table [W, G + 1, J]."""
-    result: FloatArray = np.cumsum(table[:, :, ::-1], axis=2)[:, :, ::-1]
+    result: FloatArray = np.ascontiguousarray(
+        np.cumsum(table[:, :, ::-1], axis=2)[:, :, ::-1]
+    )  # compiled loops read it
     return result
 
 

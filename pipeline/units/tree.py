@@ -293,7 +293,7 @@ def _chain_kernel(defs: Defences, steps: BatchSteps, step: IntArray, defence: In
         precision.group,
         precision.remaining,
         precision.leader,
-        defs.two_lines,
+        bool(defs.two_lines),
     )
     return Kernel(stay, body, leader if defs.two_lines else None, defs.stride)
 

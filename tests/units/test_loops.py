@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,6 +15,8 @@ from pipeline.units.engine import compute_matchups
 from pipeline.units.results import gathered_row_sums
 from pipeline.units.solve import Step, capped_kernel, run_step
 from tests.units.test_fast_path import COLUMNS, grids
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def both(compute):
@@ -108,3 +114,23 @@ def test_the_engine_gives_the_same_bits_compiled(
     compiled, reference = both(lambda: compute_matchups(attackers, defenders, scenario=scenario))
     for name in (*COLUMNS, "job_dist"):
         assert getattr(compiled, name).tobytes() == getattr(reference, name).tobytes(), name
+
+
+def test_warm_compiles_the_types_the_engine_passes() -> None:
+    """In a fresh process: after `warm()` the engine adds no signature (a forked process inheriting the warm
+    loops never compiles or loads one itself)."""
+    code = """
+from pipeline.units import loops
+from pipeline.units.engine import compute_matchups
+from tests.units.builders import group, side, weapon
+from pipeline.units import TargetUnit
+loops.warm()
+warm = {name: len(f.signatures) for name, f in loops._COMPILED.items()}
+gun = weapon("gun", attacks="D6", strength="5", ap=-1, damage="2", devastating_wounds=True, precision=True)
+body = (group(5, wounds=2, save=3, toughness=4),)
+leader = (group(1, wounds=5, save=3, toughness=4, character=True),)
+compute_matchups([side((5, gun))], [TargetUnit(body, leader), TargetUnit(body)])
+print(warm == {name: len(f.signatures) for name, f in loops._COMPILED.items()} == {n: 1 for n in warm}, len(warm))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.split() == ["True", "3"]
