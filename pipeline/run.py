@@ -37,10 +37,9 @@ from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
-from pipeline.runtime import Beside, arrow_system_allocator, release_free_heap, start_background
+from pipeline.runtime import Beside, arrow_system_allocator, release_free_heap
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
-from pipeline.units import loops
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
 Frames = dict[str, pl.DataFrame]
@@ -111,7 +110,6 @@ def _run(
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
     frames, started, reports, parsed = _compute(inputs, stage, cache)
-    start_background(loops.warm, "engine-loops")  # beside findings: the matchup pool's processes inherit the loops
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
     previous = PreviousRelease.of(output.path, publication.previous)

@@ -171,24 +171,6 @@ def compiled(name: str) -> Any:
     return _COMPILED[name]
 
 
-def warm() -> None:
-    """Compile (or load from the cache) every loop for the argument types the engine passes, so that processes
-    forked afterwards inherit the machine code instead of each loading it (≈ 0.6 s of CPU a process)."""
-    floats, ints, flags = np.zeros((1, 2, 2)), np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2), dtype=bool)
-    one = np.zeros(1, dtype=np.int64)
-    compiled("_gathered_row_sums")(np.ones((2, 3)), np.ones((1, 3, 1)), np.zeros(2, dtype=np.int64), np.empty((2, 1)))
-    x = np.zeros((2, 1, 1))
-    compiled("_wounds")(
-        x, np.zeros_like(x), np.zeros((2, 1, 1, 1)), np.ones((1, 1, 1)), np.zeros((2, 1)), np.zeros((1, 2, 1)),
-        np.zeros((0, 0, 0)), 1, np.zeros((2, 1), dtype=bool), np.zeros((1, 1), dtype=bool),
-        np.zeros((1, 1), dtype=bool), 0, 1,
-    )  # fmt: skip
-    compiled("_chain_kernel")(
-        floats, floats, np.ones(1, dtype=np.int64), one, one, np.zeros(1, dtype=bool), ints, ints, flags, ints, ints,
-        flags, False,
-    )  # fmt: skip
-
-
 @contextmanager
 def numpy_only() -> Iterator[None]:
     """The NumPy code inside this block: for one pair (`dataslate matchup`), importing Numba and loading its
