@@ -17,7 +17,10 @@ import numpy as np
 from pipeline.units.layout import BoolArray, FloatArray, IntArray
 
 ABSORBED = 1e-17
+"""Below this mass outside absorbing states a vector stops stepping (further wounds change nothing)."""
+
 CHECK_EVERY = 4
+"""Wounds between two checks for vectors with no mass left to move."""
 
 ENABLED = True
 """Run these loops compiled; False: the NumPy code they replace (the reference, and where Numba is missing)."""

@@ -18,11 +18,7 @@ import numpy as np
 
 from pipeline.units import loops
 from pipeline.units.layout import BoolArray, FloatArray, IntArray
-
-ABSORBED = 1e-17
-"""Below this mass outside absorbing states a vector stops stepping (further wounds change nothing)."""
-
-CHECK_EVERY = 4
+from pipeline.units.loops import ABSORBED, CHECK_EVERY
 
 
 @dataclass(frozen=True, slots=True)
