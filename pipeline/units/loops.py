@@ -23,7 +23,7 @@ CHECK_EVERY = 4
 """Wounds between two checks for vectors with no mass left to move."""
 
 ENABLED = True
-"""Run these loops compiled; False: the NumPy code they replace (the reference, and where Numba is missing)."""
+"""Run these loops compiled; False: the NumPy code they replace (the reference, and `dataslate matchup`)."""
 
 _COMPILED: dict[str, Any] = {}
 
