@@ -21,6 +21,7 @@ from pipeline.errors import PublishError
 from pipeline.publish.compact_json import compact_json
 from pipeline.publish.formats import document_factions, faction_document_names, feed_rows
 from pipeline.reconcile.keys import fold
+from pipeline.runtime import cyclic_gc_paused
 from pipeline.store.ddl import MODEL_BY_TABLE
 
 Row = dict[str, Any]
@@ -117,24 +118,63 @@ def ability_rules(frames: Mapping[str, pl.DataFrame]) -> dict[str, Row]:
     return found
 
 
-def lookups(frames: Mapping[str, pl.DataFrame]) -> Lookups:
-    sheets = _rows(frames, "datasheets")
-    unit_of = {s["datasheet_id"]: s["unit_id"] for s in sheets if s.get("unit_id")}
-    leads, led_by = leaders(frames, unit_of)
+def lookups(frames: Mapping[str, pl.DataFrame], shared: Shared | None = None) -> Lookups:
+    """Every card's rows grouped by unit or datasheet, from `frames` (all tables, or one faction's slice of
+    them: `faction_frames`); `shared` gives the parts read from whole tables (default: from `frames`)."""
+    shared = shared_lookups(frames) if shared is None else shared
     return Lookups(
-        unit_of=unit_of,
-        sheets=_grouped(sheets, "unit_id"),
+        unit_of=shared.unit_of,
+        sheets=_grouped(_rows(frames, "datasheets"), "unit_id"),
         children={t: _grouped(_rows(frames, t), "datasheet_id", drop=("datasheet_id",)) for t in SOURCE_CHILDREN},
         profiles=_grouped(_rows(frames, "unit_profiles"), "unit_id", drop=("unit_id",)),
         weapons=_grouped(_rows(frames, "unit_weapons"), "unit_id", drop=("unit_id",)),
         points=_grouped(_rows(frames, "unit_points"), "unit_id", drop=("unit_id",)),
         damage=_damage(frames),
-        leads=leads,
-        led_by=led_by,
-        linked=_linked(frames, unit_of),
-        listed={table: {r[column]: r for r in _rows(frames, table)} for _, (_, column, table) in LINKED.items()},
-        ability_rules=ability_rules(frames),
+        leads=shared.leads,
+        led_by=shared.led_by,
+        linked=_linked(frames, shared.unit_of),
+        listed=shared.listed,
+        ability_rules=shared.ability_rules,
     )
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The lookups every faction's cards read whole: datasheet -> unit, leaders both ways, the listed
+    stratagems, enhancements and detachment abilities by id, and the rules by folded title."""
+
+    unit_of: dict[str, str]
+    leads: dict[str, list[str]]
+    led_by: dict[str, list[str]]
+    listed: dict[str, dict[str, Row]]
+    ability_rules: dict[str, Row]
+
+
+def shared_lookups(frames: Mapping[str, pl.DataFrame]) -> Shared:
+    sheets = frames.get("datasheets")
+    pairs = [] if sheets is None else sheets.select("datasheet_id", "unit_id").drop_nulls("unit_id").iter_rows()
+    unit_of = {datasheet_id: unit_id for datasheet_id, unit_id in pairs if unit_id}
+    leads, led_by = leaders(frames, unit_of)
+    listed = {table: {r[column]: r for r in _rows(frames, table)} for _, (_, column, table) in LINKED.items()}
+    return Shared(unit_of, leads, led_by, listed, ability_rules(frames))
+
+
+#: Tables a faction's cards read, sliced to the faction by unit or by datasheet (`faction_frames`).
+BY_UNIT = ("datasheets", "unit_profiles", "unit_weapons", "unit_points", "damage_vs_reference")
+BY_DATASHEET = (*SOURCE_CHILDREN, *(table for table, _, _ in LINKED.values()))
+
+
+def faction_frames(frames: Mapping[str, pl.DataFrame], unit_ids: list[str]) -> dict[str, pl.DataFrame]:
+    """The rows of `BY_UNIT` and `BY_DATASHEET` tables that the cards of `unit_ids` read, in table order: a
+    faction's rows become Python objects one faction at a time (docs/dataset.md#release-layout)."""
+    units = pl.Series(unit_ids, dtype=pl.String)
+    sliced = {t: frames[t].filter(pl.col("unit_id").is_in(units)) for t in BY_UNIT if t in frames}
+    sheets = sliced.get("datasheets")
+    sheet_ids = pl.Series([], dtype=pl.String) if sheets is None else sheets["datasheet_id"]
+    for table in BY_DATASHEET:
+        if table in frames:
+            sliced[table] = frames[table].filter(pl.col("datasheet_id").is_in(sheet_ids))
+    return sliced
 
 
 def _source(sheet: Row, found: Lookups) -> Row:
@@ -222,14 +262,18 @@ def faction_file_names(factions: Iterable[str]) -> dict[str, str]:
 
 
 def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -> list[str]:
-    """One JSON document per faction (not the pseudo faction of units of no faction)."""
+    """One JSON document per faction (not the pseudo faction of units of no faction), each built from its
+    faction's rows only, with the cyclic GC paused: the cards are millions of acyclic dicts and lists."""
     folder = release / "feed" / "factions"
     folder.mkdir(parents=True, exist_ok=True)
-    found = lookups(frames)
+    shared = shared_lookups(frames)
     by_faction = _grouped(_rows(frames, "units"), "faction")
     written = []
-    for faction, name in faction_file_names(document_factions(frames)).items():
-        document = faction_document(faction, by_faction[faction], found)
-        (folder / name).write_text(compact_json(document, sort_keys=True) + "\n")
-        written.append(name)
+    with cyclic_gc_paused():
+        for faction, name in faction_file_names(document_factions(frames)).items():
+            units = by_faction[faction]
+            found = lookups(faction_frames(frames, [u["unit_id"] for u in units]), shared)
+            document = faction_document(faction, units, found)
+            (folder / name).write_text(compact_json(document, sort_keys=True) + "\n")
+            written.append(name)
     return written

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipeline.errors import PublishError
-from pipeline.publish.factions import faction_file_names, rule_for
+from pipeline.publish.factions import (
+    faction_document,
+    faction_file_names,
+    faction_frames,
+    lookups,
+    rule_for,
+    shared_lookups,
+)
+from pipeline.reconcile.factions import NO_FACTION_NAME
 
 RULES = {
     "sustained hits": {"rule_id": "rule:1", "title": "Sustained Hits", "text": "..."},
@@ -35,3 +45,24 @@ def test_faction_file_names_are_slugs_and_a_collision_is_an_error() -> None:
 def test_weapon_abilities_are_given_the_rule_of_their_name(ability: str, title: str | None) -> None:
     rule = rule_for(ability, RULES)
     assert (rule["title"] if rule else None) == title
+
+
+def test_documents_built_per_faction_equal_those_built_from_every_row(release: Path) -> None:
+    """Each faction's cards read only its slice of the tables (`faction_frames`): the slice must hold every row
+    a card reads, so the document is the one built from whole tables (checked on every faction of the real
+    release; a table missing from `BY_UNIT` or `BY_DATASHEET` empties some cards' lists)."""
+    frames = {p.stem: pl.read_parquet(p) for p in release.glob("*.parquet")}
+    shared, whole = shared_lookups(frames), lookups(frames)
+    units = frames["units"].to_dicts()
+    factions = sorted({u["faction"] for u in units} - {NO_FACTION_NAME})
+    assert len(factions) >= 20
+    full = 0  # cards with every kind of row a slice must carry: the comparison is not of empty lists
+    for faction in factions:
+        members = [u for u in units if u["faction"] == faction]
+        sliced = lookups(faction_frames(frames, [u["unit_id"] for u in members]), shared)
+        document = faction_document(faction, members, whole)
+        assert faction_document(faction, members, sliced) == document, faction
+        full += sum(
+            bool(c["weapons"] and c["unit_points"] and c["stratagem_ids"] and c["sources"]) for c in document["units"]
+        )
+    assert full > 100

@@ -17,6 +17,7 @@ from pipeline.publish.site import pages
 from pipeline.publish.site.heatmap import legend_svg
 from pipeline.publish.site.matchups import VsReference, matchup_attackers, matchup_rows
 from pipeline.publish.site.safe import SCRIPT, STYLE, content_security_policy, embedded_json
+from pipeline.runtime import cyclic_gc_paused
 from schemas.findings import CATEGORIES
 
 SITE_DIR = "site"
@@ -91,7 +92,13 @@ def _findings_page(writer: Writer, findings: list[dict[str, Any]], by_id: Mappin
 
 
 def write_site(frames: Mapping[str, pl.DataFrame], release: Path, version: str) -> SiteReport:
-    """Index, faction pages, a page per unit, the findings page, matchup pages when the release has them."""
+    """Index, faction pages, a page per unit, the findings page, matchup pages when the release has them; with
+    the cyclic GC paused (the pages' rows are acyclic dicts and lists, which collections would walk for nothing)."""
+    with cyclic_gc_paused():
+        return _write_pages(frames, release, version)
+
+
+def _write_pages(frames: Mapping[str, pl.DataFrame], release: Path, version: str) -> SiteReport:
     writer = Writer(release / SITE_DIR, version)
     gather = pages.Gatherer(frames)
     units = pages.unit_rows(frames)
