@@ -9,6 +9,7 @@ import gc
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -28,6 +29,36 @@ def available_cpus() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+#: `busy_elsewhere` reads the runnable tasks this many times, this many seconds apart, and keeps the fewest.
+RUNNABLE_SAMPLES, RUNNABLE_PAUSE = 5, 0.01
+
+
+def busy_elsewhere() -> float:
+    """CPUs other tasks keep busy now: the fewest runnable tasks in a few reads of `procs_running` in /proc/stat,
+    less this thread (a task starting or ending between reads does not count). The 1-minute load average beyond
+    this process where there is no /proc: it lags, so a run started after another one looks like a busy box."""
+    counts = []
+    for sample in range(RUNNABLE_SAMPLES):
+        running = _procs_running()
+        if running is None:
+            return max(0.0, os.getloadavg()[0] - 1) if hasattr(os, "getloadavg") else 0.0
+        counts.append(running)
+        if sample + 1 < RUNNABLE_SAMPLES:
+            time.sleep(RUNNABLE_PAUSE)
+    return float(max(0, min(counts) - 1))
+
+
+def _procs_running() -> int | None:
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            for line in stat:
+                if line.startswith("procs_running "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 @contextmanager

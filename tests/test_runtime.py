@@ -110,3 +110,19 @@ def test_arrow_allocator_is_the_system_one_unless_the_user_chose_a_pool(chosen: 
         [sys.executable, "-c", ALLOCATOR_PROBE], capture_output=True, text=True, env=env, cwd=root, check=True
     )
     assert run.stdout.strip() == expected
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists() or available_cpus() < 2, reason="needs /proc and two CPUs")
+def test_cpus_kept_busy_by_other_processes_are_not_idle() -> None:
+    """The parse forks onto idle CPUs only: processes spinning on every CPU leave one (this process's own)."""
+    from pipeline.sources.registry import idle_cpus
+
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(available_cpus())]
+    try:
+        time.sleep(0.3)  # started and runnable
+        assert runtime.busy_elsewhere() >= available_cpus()
+        assert idle_cpus() == 1
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Protocol
 from pipeline.dataset import Dataset
 from pipeline.errors import InputFormatError
 from pipeline.normalise.derived import with_derived_defences
-from pipeline.runtime import available_cpus, cyclic_gc_paused
+from pipeline.runtime import available_cpus, busy_elsewhere, cyclic_gc_paused
 from pipeline.sources import bsdata, detect_format, page, wahapedia
 from pipeline.sources.bsdata.filecache import folder_parser, load_folder_parse, parse_folder
 from pipeline.sources.bsdata.parser import BsdataParser
@@ -99,10 +98,9 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None, workers: int |
 
 
 def idle_cpus() -> int:
-    """CPUs no other process keeps busy (those available less the load average beyond this process), at least
-    one: on a busy box the forked parse costs CPU and gains no time, so it runs here (docs/sources.md)."""
-    others = max(0.0, os.getloadavg()[0] - 1) if hasattr(os, "getloadavg") else 0.0
-    return max(1, round(available_cpus() - others))
+    """CPUs no other task keeps busy now (`runtime.busy_elsewhere`), at least one: on a busy box the forked
+    parse costs CPU and gains no time, so it runs here (docs/sources.md)."""
+    return max(1, round(available_cpus() - busy_elsewhere()))
 
 
 def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int) -> list[Outcome]:
