@@ -166,7 +166,7 @@ BY_DATASHEET = (*SOURCE_CHILDREN, *(table for table, _, _ in LINKED.values()))
 
 def faction_frames(frames: Mapping[str, pl.DataFrame], unit_ids: list[str]) -> dict[str, pl.DataFrame]:
     """The rows of `BY_UNIT` and `BY_DATASHEET` tables that the cards of `unit_ids` read, in table order: a
-    faction's rows become Python objects one faction at a time (docs/dataset.md#release-layout)."""
+    faction's rows become Python objects one faction at a time (docs/scaling.md#where-the-memory-goes)."""
     units = pl.Series(unit_ids, dtype=pl.String)
     sliced = {t: frames[t].filter(pl.col("unit_id").is_in(units)) for t in BY_UNIT if t in frames}
     sheets = sliced.get("datasheets")
