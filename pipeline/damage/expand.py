@@ -82,6 +82,12 @@ PAGE_ROWS = 64 * 1024
 CHUNK = 512
 
 
+def plans_at_once() -> int:
+    """Engine queries `build_blocks` runs at once: one per CPU (two at least). Their results are placed into the
+    blocks before the next ones run, so the results of every query are never held at once (docs/damage.md)."""
+    return max(2, available_cpus())
+
+
 def build_blocks(effective: EffectiveWeapons, targets: TargetProfiles, keys: DamageKeys) -> dict[str, FloatArray]:
     """output -> array [global effective key, target key `tkey`]. Weapons without Blast or Anti are computed
     per `tkey_base` (coarser), then spread to the `tkey` columns."""
@@ -97,10 +103,13 @@ def build_blocks(effective: EffectiveWeapons, targets: TargetProfiles, keys: Dam
             chunk = group.profiles.slice(start, CHUNK).with_columns(pl.col("ekey") - start)
             plans.append(distinct_plan(chunk, frame, group.anti_keywords, keys))
             placements.append((group.offset + start, chunk.height, frame.height, order))
-    for results, (first, n_weapons, n_keys, order) in zip(pl.collect_all(plans), placements, strict=True):
-        dense = _dense_columns(results, n_weapons, n_keys)
-        for name in OUTPUTS:
-            np.take(dense[name], order, axis=1, out=blocks[name][first : first + n_weapons])
+    step = plans_at_once()
+    for at in range(0, len(plans), step):
+        batch = zip(pl.collect_all(plans[at : at + step]), placements[at : at + step], strict=True)
+        for results, (first, n_weapons, n_keys, order) in batch:
+            dense = _dense_columns(results, n_weapons, n_keys)
+            for name in OUTPUTS:
+                np.take(dense[name], order, axis=1, out=blocks[name][first : first + n_weapons])
     return blocks
 
 

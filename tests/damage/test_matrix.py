@@ -264,3 +264,17 @@ def test_targets_sharing_a_statline_share_one_result_column() -> None:
     boy = twice.matrix("default", ["boy"])
     assert twice.matrix("default", ["boy-copy"]).drop("profile_id").equals(boy.drop("profile_id"))
     assert matrix.height == once.matrix("default").height + w.height
+
+
+@pytest.mark.parametrize("at_once", [1, 2, 3])
+def test_blocks_do_not_depend_on_how_many_queries_run_at_once(monkeypatch: pytest.MonkeyPatch, at_once: int) -> None:
+    """The engine's queries run a batch at a time (their results placed before the next batch): the blocks are
+    the bytes of running them all at once, whatever the batch (a query per effective profile: several batches)."""
+    monkeypatch.setattr(expand, "CHUNK", 1)
+    w, a, t, p = frames()
+    monkeypatch.setattr(expand, "plans_at_once", lambda: 1000)
+    whole = prepare_damage(w, a, t, p).blocks
+    monkeypatch.setattr(expand, "plans_at_once", lambda: at_once)
+    batched = prepare_damage(w, a, t, p).blocks
+    assert whole["damage"].shape[0] > 3 * at_once
+    assert {k: v.tobytes() for k, v in batched.items()} == {k: v.tobytes() for k, v in whole.items()}
