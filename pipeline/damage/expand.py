@@ -83,8 +83,9 @@ CHUNK = 512
 
 
 def plans_at_once() -> int:
-    """Engine queries `build_blocks` runs at once: one per CPU (two at least). Their results are placed into the
-    blocks before the next ones run, so the results of every query are never held at once (docs/damage.md)."""
+    """Engine queries `build_blocks` runs at once: one per CPU (two at least). Their results are placed into
+    the blocks before the next ones run, so the results of every query are never held at once
+    (docs/scaling.md#partitions)."""
     return max(2, available_cpus())
 
 
