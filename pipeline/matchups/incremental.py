@@ -31,6 +31,9 @@ from pipeline.units.engine import Solved, solved_on
 from pipeline.units.model import Phase, TargetUnit
 from pipeline.units.signature import anti_keywords
 
+#: A solved call's memo key: scenario, phase and the attackers' Anti keywords.
+Memo = tuple[str, Phase, frozenset[str]]
+
 #: Cache kinds (`pipeline/cache/parts.py`): sub-folders of `<cache>/parts/`.
 MATCHUPS_KIND = "unit_matchups"
 VS_REFERENCE_KIND = "unit_vs_reference"
@@ -55,7 +58,8 @@ class MatchupPartKeys:
             f: _joined(self.digester.hexdigest(target_read(inputs.targets[i])) for i in index.tolist())
             for f, index in self.faction_targets.items()
         }
-        self._solved: dict[tuple[str, Phase, frozenset[str]], tuple[Solved, list[str]]] = {}
+        self._solved: dict[Memo, tuple[Solved, list[str]]] = {}
+        self._represents: dict[tuple[Memo, str], tuple[str, list[int]]] = {}
         self._signatures: dict[TargetUnit, str] = {}
 
     def of(self, key: PartitionKey) -> dict[str, PartContent]:
@@ -63,18 +67,16 @@ class MatchupPartKeys:
         inputs = self.inputs
         attackers = inputs.chunk_attackers(key)
         attack = _joined(self.digester.hexdigest(attacker_read(o)) for o in attackers)
-        solved = [self._solved_on(key.scenario, phase, attackers) for phase in Phase]
+        solved = [(p, self._solved_on(key.scenario, p, attackers)) for p in Phase]
         contents = {}
-        for faction, index in self.faction_targets.items():
+        for faction in self.faction_targets:
             represented = []
             helpers: set[int] = set()
-            for phase, found in zip(Phase, solved, strict=True):
-                if found is None:
-                    continue
-                result, digests = found
-                reps = result.representative[:, index]
-                represented.append(phase.value + ":" + _joined(digests[r] for r in reps.ravel().tolist()))
-                helpers.update(np.setdiff1d(reps, index).tolist())
+            for phase, memo in solved:
+                if memo is not None:
+                    digest, outside = self._represented(memo, faction)
+                    represented.append(f"{phase.value}:{digest}")
+                    helpers.update(outside)
             content = key_of(
                 MATCHUPS_KIND, code_fingerprint(), key.scenario, f"distribution={inputs.keep_distribution}",
                 attack, self.faction_digests[faction], *represented,
@@ -82,11 +84,10 @@ class MatchupPartKeys:
             contents[faction] = PartContent(content, frozenset(helpers))
         return contents
 
-    def _solved_on(
-        self, scenario: str, phase: Phase, attackers: Sequence[UnitOption]
-    ) -> tuple[Solved, list[str]] | None:
+    def _solved_on(self, scenario: str, phase: Phase, attackers: Sequence[UnitOption]) -> Memo | None:
         """`solved_on` for the attackers of one phase against every target, with the digest of each target's
-        representative defence (memoised per Anti keyword set: most chunks share theirs)."""
+        representative defence, memoised per Anti keyword set (most chunks share theirs); returns its memo
+        key, or None when no attacker has that phase."""
         sides = [o.sides[phase] for o in attackers if phase in o.sides]
         if not sides or not self.inputs.targets:
             return None
@@ -96,7 +97,20 @@ class MatchupPartKeys:
             result = solved_on(_engine(scenario, 1), sides, targets)
             digests = [self._signature(d) for d in result.defences]
             self._solved[memo] = (result, [digests[d] for d in result.defence_of.tolist()])
-        return self._solved[memo]
+        return memo
+
+    def _represented(self, memo: Memo, faction: str) -> tuple[str, list[int]]:
+        """For one solved call and one target faction: the digests of its targets' representatives, joined,
+        and those representatives outside the faction (the helpers); the same for every chunk of the memo."""
+        if (memo, faction) not in self._represents:
+            result, digests = self._solved[memo]
+            index = self.faction_targets[faction]
+            reps = result.representative[:, index]
+            self._represents[memo, faction] = (
+                _joined(digests[r] for r in reps.ravel().tolist()),
+                np.setdiff1d(reps, index).tolist(),
+            )
+        return self._represents[memo, faction]
 
     def _signature(self, defence: TargetUnit) -> str:
         if defence not in self._signatures:
@@ -134,7 +148,4 @@ def vs_reference_keys(
 
 def _joined(digests: Iterable[str]) -> str:
     """One sha256 over a sequence of hex digests (in order)."""
-    digest = hashlib.sha256()
-    for item in digests:
-        digest.update(item.encode() + b"\n")
-    return digest.hexdigest()
+    return hashlib.sha256("".join(f"{item}\n" for item in digests).encode()).hexdigest()

@@ -73,6 +73,7 @@ class TargetUnit:
     _hash: int = field(init=False, repr=False)
     _models: int = field(init=False, repr=False)
     _wounds: int = field(init=False, repr=False)
+    _keywords: frozenset[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.groups:
@@ -81,6 +82,7 @@ class TargetUnit:
         # read per job and per pair by the engine and the tables: summed once (the groups are immutable)
         object.__setattr__(self, "_models", sum(g.count for g in self.all_groups))
         object.__setattr__(self, "_wounds", sum(g.count * g.wounds for g in self.all_groups))
+        object.__setattr__(self, "_keywords", frozenset().union(*(g.keywords for g in self.all_groups)))
 
     def __hash__(self) -> int:
         return self._hash
@@ -119,7 +121,7 @@ class TargetUnit:
     @property
     def keywords(self) -> frozenset[str]:
         """A unit has a keyword when any of its models has it (Anti checks the unit)."""
-        return frozenset().union(*(g.keywords for g in self.all_groups))
+        return self._keywords
 
     @property
     def stealth(self) -> bool:

@@ -31,7 +31,14 @@ def _group(group: ModelGroup, phase: Phase, keywords: frozenset[str]) -> ModelGr
 
 
 def defence_signature(target: TargetUnit, phase: Phase, keywords: frozenset[str]) -> TargetUnit:
-    """The target reduced to what the distribution reads in this phase."""
+    """The target reduced to what the distribution reads in this phase. Of the Anti keywords only those the
+    target has can matter (a group keeps `keywords & its own`), so the signature is cached by those: the
+    partitions' calls ask again for every target with their own Anti sets, mostly the same where it counts."""
+    return _signature(target, phase, keywords & target.keywords)
+
+
+@lru_cache(maxsize=1 << 16)
+def _signature(target: TargetUnit, phase: Phase, keywords: frozenset[str]) -> TargetUnit:
     return TargetUnit(
         tuple(_group(g, phase, keywords) for g in target.groups),
         tuple(_group(g, phase, keywords) for g in target.leader),

@@ -129,7 +129,12 @@ def test_every_field_is_read(value: Any) -> None:
             dataclasses.replace(value, **{name: _other(getattr(value, name))}))  # fmt: skip
         assert ValueDigest().hexdigest(changed) != base, name
     assert {f.name for f in dataclasses.fields(Weapon) if not f.init} == {"_key", "_hash", "_profile"}  # derived
-    assert {f.name for f in dataclasses.fields(TargetUnit) if not f.init} == {"_hash", "_models", "_wounds"}
+    assert {f.name for f in dataclasses.fields(TargetUnit) if not f.init} == {
+        "_hash",
+        "_models",
+        "_wounds",
+        "_keywords",
+    }
 
 
 def test_a_nested_change_changes_the_holder() -> None:
