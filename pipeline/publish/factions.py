@@ -76,9 +76,11 @@ def _damage(frames: Mapping[str, pl.DataFrame]) -> dict[tuple[str, str], dict[st
     if frame is None:
         return found
     golden = frame.filter(pl.col("golden")).select("unit_id", "weapon_id", "scenario", "profile_id", *DAMAGE_OUTPUTS)
-    for unit_id, weapon_id, scenario, profile_id, *outputs in golden.iter_rows():  # tuples: no dict per row
+    damage, per_100 = DAMAGE_OUTPUTS
+    columns = (column.to_list() for column in golden.get_columns())  # a list per column: no tuple built per row
+    for unit_id, weapon_id, scenario, profile_id, value, per_100_value in zip(*columns, strict=True):
         cell = found.setdefault((unit_id, weapon_id), {}).setdefault(scenario, {})
-        cell[profile_id] = dict(zip(DAMAGE_OUTPUTS, outputs, strict=True))
+        cell[profile_id] = {damage: value, per_100: per_100_value}
     return found
 
 
