@@ -279,9 +279,9 @@ def plan_tasks(
 ) -> tuple[list[WrittenPartition], list[PartitionKey]]:
     """The files the cache places into `release` now, and the tasks for the rest (each key narrowed to its
     missing target factions, with their helpers and cache keys). Without a cache folder: every key, whole."""
-    if cache is None or cache.folder is None:
+    if cache is None or cache.folder is None or not keys:
         return [], [replace(k, target_factions=None, helpers=(), cache_keys=()) for k in keys]
-    from pipeline.matchups.incremental import MatchupPartKeys
+    from pipeline.matchups.incremental import MatchupPartKeys  # digests every target: not for no file at all
 
     parts = MatchupPartKeys(inputs)
     placed: list[WrittenPartition] = []
