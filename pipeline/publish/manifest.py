@@ -21,7 +21,7 @@ from pipeline.store.bounded import bounded_connect
 
 #: Rows of a table's sorted text per batch: ≈ 5 MB at the widest tables' ≈ 600 bytes a row, under glibc's
 #: mmap threshold, so each batch reuses the pages the last one freed (batches of 65,536 rows, ≈ 39 MB, were
-#: mapped afresh each time: 40 % more page faults; docs/releases.md#determinism).
+#: mapped afresh each time: a fifth of the publish stage's page faults; docs/releases.md#determinism).
 HASH_BATCH_ROWS = 8192
 
 

@@ -32,8 +32,8 @@ def _group(group: ModelGroup, phase: Phase, keywords: frozenset[str]) -> ModelGr
 
 def defence_signature(target: TargetUnit, phase: Phase, keywords: frozenset[str]) -> TargetUnit:
     """The target reduced to what the distribution reads in this phase. Of the Anti keywords only those the
-    target has can matter (a group keeps `keywords & its own`), so the signature is cached by those: the
-    partitions' calls ask again for every target with their own Anti sets, mostly the same where it counts."""
+    target has can matter (a group keeps `keywords & its own`), so the signature is cached by those: every
+    partition asks again for every target with its own Anti set, and most of those sets meet a target alike."""
     return _signature(target, phase, keywords & target.keywords)
 
 
