@@ -38,7 +38,9 @@ def as_pandas(relation: duckdb.DuckDBPyRelation) -> Any:
         return relation.df()
     columns = {name: _column(table.column(name), pd) for name in table.column_names}
     del table  # the pandas columns hold what they need of it
-    return pd.DataFrame(columns, index=pd.RangeIndex(len(next(iter(columns.values()), ()))))
+    # copy=False: the frame takes the columns as they are (pandas copies a dict's Series by default: a second
+    # copy of every column at once, the quality step's peak at 4x; docs/quality.md#speed)
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(next(iter(columns.values()), ()))), copy=False)
 
 
 def converts_through_arrow(schema: pa.Schema) -> bool:
