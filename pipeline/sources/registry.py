@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -15,7 +15,7 @@ from pipeline.sources import bsdata, detect_format, page, wahapedia
 from pipeline.sources.bsdata.filecache import folder_parser, load_folder_parse, parse_folder
 from pipeline.sources.bsdata.parser import BsdataParser
 from pipeline.sources.cached import load_parsed, parsed_key, store_parsed
-from pipeline.sources.forked import ForkedJobs
+from pipeline.sources.forked import ForkedJobs, ForkedWrites
 from pipeline.sources.report import FileReport, ParseReport
 from schemas.records import Record, Source, SourceFormat
 
@@ -93,8 +93,19 @@ def read_inputs(paths: Sequence[Path], cache: Path | None = None, workers: int |
     (docs/sources.md#parallel-parse).
     Defensive values read from text (halve damage, a better melee invulnerable save) are derived here, once
     for every source (`normalise.derived.with_derived_defences`)."""
-    with cyclic_gc_paused():  # ≈ 20 % of the parse's CPU otherwise (docs/sources.md#parallel-parse)
-        return _merged(_parsed_items(paths, cache, idle_cpus() if workers is None else workers))
+    workers = idle_cpus() if workers is None else workers
+    # the cyclic GC cost ≈ 20 % of the parse's CPU (docs/sources.md#parallel-parse); cache entries written on
+    # forked processes are waited for once the records are merged
+    with cyclic_gc_paused(), ForkedWrites() as writes:
+        return _merged(_parsed_items(paths, cache, workers, writes.submit if workers > 1 else _write_here))
+
+
+#: Writes a cache entry: here, or on a forked process (`ForkedWrites.submit`).
+Keep = Callable[[Callable[[], None]], None]
+
+
+def _write_here(write: Callable[[], None]) -> None:
+    write()
 
 
 def idle_cpus() -> int:
@@ -103,15 +114,16 @@ def idle_cpus() -> int:
     return max(1, round(available_cpus() - busy_elsewhere()))
 
 
-def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int) -> list[Outcome]:
-    """Each item's outcome, in input order: BSData catalogues on forked processes, the rest here meanwhile."""
+def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int, keep: Keep = _write_here) -> list[Outcome]:
+    """Each item's outcome, in input order: BSData catalogues on forked processes, the rest here meanwhile (their
+    cache entries written by `keep`)."""
     items = [(item, path, fmt) for path in paths for fmt in (detect_format(path),) for item in expand(path, fmt)]
     folders = {i: _folder(item, path, cache) for i, (item, path, fmt) in enumerate(items) if fmt == "bsdata"}
     jobs = [(i, file) for i, folder in folders.items() for file in folder.pending]
     jobs.sort(key=lambda job: -folders[job[0]].parser.weight(items[job[0]][0], job[1]))  # longest first
     processes = workers if workers > 1 else 0  # one per worker although this one works too: its items are shorter
     with ForkedJobs(lambda job: folders[job[0]].parser.sent_outcome(items[job[0]][0], job[1]), jobs, processes) as run:
-        done = {i: _item(item, path, fmt, cache) for i, (item, path, fmt) in enumerate(items) if i not in folders}
+        done = {i: _item(*items[i], cache, keep) for i in range(len(items)) if i not in folders}
         for job in jobs:
             folders[job[0]].parser.receive(job[1], run.result(job))
     for i, folder in folders.items():
@@ -171,18 +183,18 @@ def _folder(item: Path, path: Path, cache: Path | None) -> _BsdataItem:
     return _BsdataItem(key, parser=parser, pending=parser.pending(item))
 
 
-def _item(item: Path, path: Path, fmt: SourceFormat, cache: Path | None) -> Outcome:
+def _item(item: Path, path: Path, fmt: SourceFormat, cache: Path | None, keep: Keep = _write_here) -> Outcome:
     """(records, file reports) of one page file or Wahapedia folder, with the items parsed and those taken
-    from the cache."""
+    from the cache; `keep` writes the cache entry of one parsed (`ForkedWrites.submit`: on a forked process)."""
     if cache is None:
         return _parse_item(item, path, fmt), [str(item)], []
     key = parsed_key(item, path, fmt)
     hit = load_parsed(cache, key)
     if hit is not None:
         return hit, [], [str(item)]
-    hit = _parse_item(item, path, fmt)
-    store_parsed(cache, key, *hit)
-    return hit, [str(item)], []
+    parsed = _parse_item(item, path, fmt)
+    keep(lambda: store_parsed(cache, key, *parsed))
+    return parsed, [str(item)], []
 
 
 def _parse_item(item: Path, path: Path, fmt: SourceFormat) -> Parsed:

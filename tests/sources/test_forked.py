@@ -1,4 +1,5 @@
-"""Jobs on forked processes: each result taken by its key, as the in-process path gives it, errors included."""
+"""Jobs on forked processes: each result taken by its key, as the in-process path gives it, errors included;
+writes on forked processes, waited for at the block's end."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.sources.forked import ForkedJobs, can_fork
+from pipeline.sources.forked import ForkedJobs, ForkedWrites, can_fork
 from pipeline.sources.inputs import InputRefused
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="no fork on this platform")
@@ -44,3 +45,36 @@ def test_a_job_failing_in_a_forked_process_raises_its_own_error_here(tmp_path: P
         with pytest.raises(InputRefused, match="input refused: a FIFO"):
             jobs.result(2)
         assert jobs.result(3) == 3
+
+
+@needs_fork
+def test_writes_run_on_forked_processes_and_are_done_when_the_block_ends(tmp_path: Path) -> None:
+    here = os.getpid()
+    with ForkedWrites() as writes:
+        for name in ("a", "b"):
+            writes.submit(lambda name=name: (tmp_path / name).write_text(f"{name} {os.getpid()}"))  # type: ignore[misc]
+    texts = {p.name: p.read_text().split() for p in tmp_path.iterdir()}
+    assert sorted(texts) == ["a", "b"]
+    assert all(name == text[0] and int(text[1]) != here for name, text in texts.items())
+
+
+@needs_fork
+def test_a_write_failing_in_a_forked_process_is_made_again_here(tmp_path: Path) -> None:
+    here = os.getpid()
+
+    def write() -> None:
+        if os.getpid() != here:
+            os._exit(3)  # the forked process dies
+        (tmp_path / "entry").write_text("written here")
+
+    with ForkedWrites() as writes:
+        writes.submit(write)
+    assert (tmp_path / "entry").read_text() == "written here"
+
+
+def test_a_write_failing_everywhere_raises_its_own_error_at_the_end_of_the_block(tmp_path: Path) -> None:
+    def refuse() -> None:
+        raise InputRefused("a FIFO, not a regular file", tmp_path / "fifo")
+
+    with pytest.raises(InputRefused, match="input refused: a FIFO"), ForkedWrites() as writes:
+        writes.submit(refuse)

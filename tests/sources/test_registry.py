@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.errors import InputFormatError
 from pipeline.sources import detect_format
+from pipeline.sources.bsdata.filecache import parse_folder
 from pipeline.sources.registry import read_inputs
 from schemas.records import Source
 
@@ -103,6 +104,18 @@ def test_parsing_on_forked_processes_gives_what_one_process_gives(
     assert forked.report.as_dict() == alone.report.as_dict()
     assert (forked.parsed, forked.reused) == (alone.parsed, alone.reused)
     assert len(alone.dataset.table("source_checks")) == 4 * (4 if mix == "fixtures" else 1)  # readable files
+    if cached:  # the entries written on forked processes are those written here, byte for byte
+        entries = _files(tmp_path / "one")
+        assert _files(tmp_path / "two") == entries
+        for item in (p for p in MIXES[mix] if detect_format(p) == "bsdata"):  # as a plain folder parse writes them
+            parse_folder(item, tmp_path / "plain", "folder key")
+        plain = _files(tmp_path / "plain", "parsed-bsdata-file")
+        assert len(plain) == (5 if mix == "fixtures" else 1)  # every file, readable or not
+        assert _files(tmp_path / "two", "parsed-bsdata-file") == plain
+
+
+def _files(folder: Path, kind: str = "") -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted((folder / kind).rglob("*")) if p.is_file()}
 
 
 def test_a_corpus_parsed_on_forked_processes_gives_what_one_process_gives(bsdata_dir: Path, tmp_path: Path) -> None:

@@ -60,13 +60,22 @@ class BsdataFileCache:
         return folder.scope(catalogue) if catalogue.root is not None else Scope([], [])
 
     def store(self, folder: BsdataFolder, catalogue: Catalogue, outcome: FileOutcome) -> None:
-        payload = {
-            "records": dump_records(outcome.records),
-            "report": outcome.report.as_dict(),
-            "ledger": encode_ledger(outcome.ledger, self._positions_of(folder)),
-        }
+        ledger = encode_ledger(outcome.ledger, self._positions_of(folder))
+        self.adopt(self.store_encoded(folder, catalogue, outcome.records, outcome.report, ledger))
+
+    def store_encoded(
+        self, folder: BsdataFolder, catalogue: Catalogue, records: list[Record], report: FileReport,
+        ledger: dict[str, Any],
+    ) -> str:  # fmt: skip
+        """Write a file's entry (its ledger already encoded, as a forked process sends it); returns its key,
+        for `adopt` in the process that keeps the parse's keys."""
+        payload = {"records": dump_records(records), "report": report.as_dict(), "ledger": ledger}
         key = file_key(folder, catalogue)
         write_entry(self.folder, KIND, key, payload)
+        return key
+
+    def adopt(self, key: str) -> None:
+        """Count an entry written (here or by a forked process) among this parse's files."""
         self.keys.append(key)
 
     def holds(self, folder: BsdataFolder, catalogue: Catalogue) -> bool:

@@ -304,6 +304,8 @@ class SentOutcome:
     report: FileReport
     ledger: dict[str, Any]
     stats: FileStats
+    #: The key of the cache entry the other process wrote for it ("": none; the parent stores it).
+    stored: str = ""
 
 
 class FileCache(Protocol):
@@ -314,6 +316,13 @@ class FileCache(Protocol):
     def load(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome | None: ...
 
     def store(self, folder: BsdataFolder, catalogue: Catalogue, outcome: FileOutcome) -> None: ...
+
+    def store_encoded(
+        self, folder: BsdataFolder, catalogue: Catalogue, records: list[Record], report: FileReport,
+        ledger: dict[str, Any],
+    ) -> str: ...  # fmt: skip
+
+    def adopt(self, key: str) -> None: ...
 
 
 class BsdataParser:
@@ -389,11 +398,14 @@ class BsdataParser:
         return next(pair for pair in self._catalogues(Path(path)) if pair[1].path == file)
 
     def sent_outcome(self, path: Path, file: Path) -> SentOutcome:
-        """One file of `path` parsed, for `receive` in the process that called `pending`."""
+        """One file of `path` parsed, for `receive` in the process that called `pending`; its cache entry
+        written here (its records are dumped on this process, not on the parent that waits for them)."""
         folder, catalogue = self._catalogue(path, file)
         run = _FileRun(folder, catalogue, CheckLedger())
-        records = list(run.run())
-        return SentOutcome(records, run.report(), encode_ledger(run.ledger, self._positions_of(folder)), run.stats)
+        records, report = list(run.run()), run.report()
+        ledger = encode_ledger(run.ledger, self._positions_of(folder))
+        stored = "" if self.cache is None else self.cache.store_encoded(folder, catalogue, records, report, ledger)
+        return SentOutcome(records, report, ledger, run.stats, stored)
 
     def receive(self, file: Path, sent: SentOutcome) -> None:
         """Keep a file's outcome parsed elsewhere: `parse` uses it instead of parsing the file."""
@@ -402,27 +414,31 @@ class BsdataParser:
     def _positions_of(self, folder: BsdataFolder) -> FolderPositions:
         return self._positions.setdefault(id(folder), FolderPositions(folder))
 
-    def _parsed_outcome(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome:
-        """The file parsed here, or as another process parsed it (its ledger put back on this folder's trees)."""
+    def _parsed_outcome(self, folder: BsdataFolder, catalogue: Catalogue) -> tuple[FileOutcome, str]:
+        """The file parsed here, or as another process parsed it (its ledger put back on this folder's trees),
+        with the key of the cache entry that process wrote ("" if none)."""
         sent = self._sent.pop(catalogue.path, None)
         if sent is not None:
             self.stats[catalogue.source_id] = sent.stats
             ledger = decode_ledger(sent.ledger, self._positions_of(folder), folder.scope(catalogue))
-            return FileOutcome(sent.records, sent.report, ledger)
+            return FileOutcome(sent.records, sent.report, ledger), sent.stored
         run = _FileRun(folder, catalogue, CheckLedger())
         self.stats[catalogue.source_id] = run.stats
-        return FileOutcome(list(run.run()), run.report(), run.ledger)
+        return FileOutcome(list(run.run()), run.report(), run.ledger), ""
 
     def _outcome(self, folder: BsdataFolder, catalogue: Catalogue) -> FileOutcome:
-        """The file's outcome from the cache, or parsed (and then stored)."""
+        """The file's outcome from the cache, or parsed (and then stored, unless the process that parsed it
+        did)."""
         fresh = catalogue.path in self._sent
         cached = self.cache.load(folder, catalogue) if self.cache is not None and not fresh else None
         if cached is not None:
             self.reused.append(str(catalogue.path))
             return cached
-        outcome = self._parsed_outcome(folder, catalogue)
+        outcome, stored = self._parsed_outcome(folder, catalogue)
         self.parsed.append(str(catalogue.path))
-        if self.cache is not None:
+        if self.cache is not None and stored:
+            self.cache.adopt(stored)
+        elif self.cache is not None:
             self.cache.store(folder, catalogue, outcome)
         return outcome
 
