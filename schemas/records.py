@@ -33,7 +33,7 @@ class Record(BaseModel):
     TABLE: ClassVar[str] = ""
     #: Columns that identify a row (the primary key of its table).
     KEY: ClassVar[tuple[str, ...]] = ()
-    #: Columns `row()` adds beyond the fields (name -> Python type).
+    #: Columns `row()` adds beyond the fields (name -> Python type), from `extra_columns()`.
     EXTRA_COLUMNS: ClassVar[dict[str, type]] = {}
 
     source_id: str | None = Field(default=None, description="Source file the row came from.")
@@ -41,7 +41,11 @@ class Record(BaseModel):
 
     def row(self) -> dict[str, Any]:
         """The row as published (dice as text, typed abilities left out)."""
-        return self.model_dump(mode="json")
+        return {**self.model_dump(mode="json"), **self.extra_columns()}
+
+    def extra_columns(self) -> dict[str, Any]:
+        """The values of `EXTRA_COLUMNS` (computed from the fields; none here)."""
+        return {}
 
 
 class Source(Record):
@@ -170,12 +174,8 @@ class Weapon(Record):
         """`-0` is 0; sources write it both ways."""
         return 0 if str(value).strip() in {"-0", "+0"} else value
 
-    def row(self) -> dict[str, Any]:
-        row = super().row()
-        row["attacks_mean"] = self.attacks.mean
-        row["strength_mean"] = self.strength.mean
-        row["damage_mean"] = self.damage.mean
-        return row
+    def extra_columns(self) -> dict[str, Any]:
+        return {"attacks_mean": self.attacks.mean, "strength_mean": self.strength.mean, "damage_mean": self.damage.mean}
 
 
 class WeaponAbilityRow(Record):

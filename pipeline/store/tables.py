@@ -18,7 +18,7 @@ import polars as pl
 from pydantic import PlainSerializer, WrapSerializer
 
 from pipeline.dataset import Dataset
-from pipeline.frame_types import table_schema
+from pipeline.frame_types import list_series, table_schema
 from pipeline.normalise.markup import strip_markup_columns, strip_markup_deep
 from pipeline.runtime import cyclic_gc_paused
 from pipeline.sources.accounting import clip
@@ -67,15 +67,26 @@ def _keeps_markup(model: type[Record]) -> set[str]:
 def records_frame(model: type[Record], records: Iterable[Record]) -> pl.DataFrame:
     """A table's records as a frame with exactly the published columns and types; plain-text
     columns stripped of markup (`normalise/markup.py`). Built column by column from the attributes: the
-    values `row()` gives, without a dict per row (docs/scaling.md)."""
+    values `row()` gives, without a dict per row (docs/scaling.md); `EXTRA_COLUMNS` from `extra_columns()`."""
     schema = table_schema(model)
     rows = list(records)
-    if model.row is not Record.row:  # row() adds columns: take every column from it
+    if model.row is not Record.row:  # row() made otherwise: take every column from it
         dumped = [r.row() for r in rows]
         columns = {name: [_json_cell(d.get(name)) for d in dumped] for name in schema}
     else:
-        columns = {name: _field_values(rows, name, _field_kind(model, name)) for name in schema}
-    frame = pl.DataFrame(columns, schema=schema) if rows else pl.DataFrame(schema=schema)
+        extra = [r.extra_columns() for r in rows] if model.EXTRA_COLUMNS else []
+        columns = {
+            name: [e[name] for e in extra]
+            if name in model.EXTRA_COLUMNS
+            else _field_values(rows, name, _field_kind(model, name))
+            for name in schema
+        }
+    if not rows:
+        return strip_markup_columns(pl.DataFrame(schema=schema), _keeps_markup(model))
+    lists = {
+        name: list_series(name, columns[name], dtype) for name, dtype in schema.items() if isinstance(dtype, pl.List)
+    }
+    frame = pl.DataFrame({**columns, **lists}, schema=schema)
     return strip_markup_columns(frame, _keeps_markup(model))
 
 
