@@ -79,6 +79,23 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: The cyclic GC's thresholds while a run holds its records (Python's: 700, 10, 10). A young collection every
+#: 100,000 container allocations, and full ones (which walk every live record) only after 100 of the middle
+#: generation's: they took ≈ 2.4 s of a run's CPU, mostly on its one-core stretches (docs/scaling.md#the-cyclic-gc).
+RUN_GC_THRESHOLDS = (100_000, 20, 100)
+
+
+@contextmanager
+def gc_thresholds(thresholds: tuple[int, int, int] = RUN_GC_THRESHOLDS) -> Iterator[None]:
+    """The cyclic GC runs at these thresholds meanwhile; the previous ones come back when the block ends."""
+    before = gc.get_threshold()
+    gc.set_threshold(*thresholds)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def arrow_system_allocator() -> None:
     """Arrow allocates from the C library's malloc in this process from now on, unless the user chose a pool
     (`ARROW_DEFAULT_MEMORY_POOL`). Under Arrow's default (mimalloc), Arrow's takes right after the engine had freed

@@ -1,4 +1,5 @@
-"""CPUs the process may use, the damage matrix's Parquet writers derived from them, and safe forks."""
+"""CPUs the process may use, the damage matrix's Parquet writers derived from them, safe forks, and the cyclic GC's
+thresholds during a run."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -126,3 +129,28 @@ def test_cpus_kept_busy_by_other_processes_are_not_idle() -> None:
         for process in spinning:
             process.kill()
             process.wait()
+
+
+def test_gc_thresholds_hold_in_the_block_and_come_back_after_an_error() -> None:
+    before = gc.get_threshold()
+    with pytest.raises(ValueError, match="stop"), runtime.gc_thresholds((5_000, 7, 9)):
+        assert gc.get_threshold() == (5_000, 7, 9)
+        raise ValueError("stop")
+    assert gc.get_threshold() == before
+
+
+def test_a_run_holds_its_records_at_the_run_gc_thresholds(tmp_path: Path) -> None:
+    from pipeline.run import run_pipeline
+
+    seen: dict[str, tuple[int, int, int]] = {}
+
+    @contextmanager
+    def stage(name: str) -> Iterator[None]:
+        seen[name] = gc.get_threshold()
+        yield
+
+    before = gc.get_threshold()
+    run_pipeline(sorted(config.RAW_PAGES_DIR.glob("*.txt"))[:1], tmp_path / "out", stage=stage, matchup_scenarios=())
+    assert set(seen.values()) == {runtime.RUN_GC_THRESHOLDS} != {before}
+    assert {"parse inputs", "reconcile sources", "publish"} <= set(seen)
+    assert gc.get_threshold() == before
