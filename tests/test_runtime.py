@@ -139,6 +139,7 @@ def test_gc_thresholds_hold_in_the_block_and_come_back_after_an_error() -> None:
     assert gc.get_threshold() == before
 
 
+@pytest.mark.slow
 def test_a_run_holds_its_records_at_the_run_gc_thresholds(tmp_path: Path) -> None:
     from pipeline.run import run_pipeline
 
