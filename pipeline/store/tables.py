@@ -70,17 +70,13 @@ def records_frame(model: type[Record], records: Iterable[Record]) -> pl.DataFram
     values `row()` gives, without a dict per row (docs/scaling.md); `EXTRA_COLUMNS` from `extra_columns()`."""
     schema = table_schema(model)
     rows = list(records)
-    if model.row is not Record.row:  # row() made otherwise: take every column from it
-        dumped = [r.row() for r in rows]
-        columns = {name: [_json_cell(d.get(name)) for d in dumped] for name in schema}
-    else:
-        extra = [r.extra_columns() for r in rows] if model.EXTRA_COLUMNS else []
-        columns = {
-            name: [e[name] for e in extra]
-            if name in model.EXTRA_COLUMNS
-            else _field_values(rows, name, _field_kind(model, name))
-            for name in schema
-        }
+    extra = [r.extra_columns() for r in rows] if model.EXTRA_COLUMNS else []
+    columns = {
+        name: [e[name] for e in extra]
+        if name in model.EXTRA_COLUMNS
+        else _field_values(rows, name, _field_kind(model, name))
+        for name in schema
+    }
     if not rows:
         return strip_markup_columns(pl.DataFrame(schema=schema), _keeps_markup(model))
     lists = {
