@@ -6,7 +6,6 @@ All the work is done by the library (`pipeline.run` and the stage packages).
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import os
 import sys
@@ -444,15 +443,5 @@ def diff(
         sys.stdout.write(format_diff(diffs) + "\n")  # plain lines: never wrapped, greppable
 
 
-def entry() -> None:
-    """The `dataslate` console script: the app, then the cyclic GC's objects frozen before the interpreter exits.
-    Its last collection walks every object left (GX's modules, pandas'): ≈ 1.2 s after a run; frozen, it walks
-    none. Only here, where the process ends next: a caller of `app` (tests) keeps its collector whole."""
-    try:
-        app()
-    finally:
-        gc.freeze()
-
-
 if __name__ == "__main__":  # pragma: no cover
-    entry()
+    app()
