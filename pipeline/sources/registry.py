@@ -114,7 +114,7 @@ def idle_cpus() -> int:
     return max(1, round(available_cpus() - busy_elsewhere()))
 
 
-def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int, keep: Keep = _write_here) -> list[Outcome]:
+def _parsed_items(paths: Sequence[Path], cache: Path | None, workers: int, keep: Keep) -> list[Outcome]:
     """Each item's outcome, in input order: BSData catalogues on forked processes, the rest here meanwhile (their
     cache entries written by `keep`)."""
     items = [(item, path, fmt) for path in paths for fmt in (detect_format(path),) for item in expand(path, fmt)]
@@ -183,7 +183,7 @@ def _folder(item: Path, path: Path, cache: Path | None) -> _BsdataItem:
     return _BsdataItem(key, parser=parser, pending=parser.pending(item))
 
 
-def _item(item: Path, path: Path, fmt: SourceFormat, cache: Path | None, keep: Keep = _write_here) -> Outcome:
+def _item(item: Path, path: Path, fmt: SourceFormat, cache: Path | None, keep: Keep) -> Outcome:
     """(records, file reports) of one page file or Wahapedia folder, with the items parsed and those taken
     from the cache; `keep` writes the cache entry of one parsed (`ForkedWrites.submit`: on a forked process)."""
     if cache is None:
