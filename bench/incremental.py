@@ -42,7 +42,10 @@ def _summary(run: dict[str, Any], result: Any) -> dict[str, Any]:
         "stages": {name: stage["s"] for name, stage in run["stages"].items()},
         "inputs_parsed": len(result.inputs_parsed),
         "inputs_from_cache": len(result.inputs_from_cache),
-        "partitions": {kind: {"computed": c, "from_cache": r} for kind, (c, r) in result.partitions.items()},
+        "partitions": {
+            kind: {"computed": c, "from_cache": r, "recosted": result.recosted.get(kind, 0)}
+            for kind, (c, r) in result.partitions.items()
+        },
     }
 
 

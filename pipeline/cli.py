@@ -177,8 +177,10 @@ def run(
     if result.inputs_from_cache:
         console.print(f"inputs: {len(result.inputs_parsed)} parsed, {len(result.inputs_from_cache)} from the cache")
     for kind, (computed, cached) in result.partitions.items():
-        if cached:
-            console.print(f"{kind}: {computed} partitions computed, {cached} from the cache")
+        recosted = result.recosted.get(kind, 0)
+        if cached or recosted:
+            again = f", {recosted} re-costed" if recosted else ""
+            console.print(f"{kind}: {computed} partitions computed{again}, {cached} from the cache")
     out.print(f"published [bold]{result.version}[/] -> {escape(str(result.release))}")
     _print_counts(result.row_counts)
 

@@ -59,6 +59,8 @@ class RunResult:
     inputs_from_cache: tuple[str, ...] = ()
     #: Partition files of each kind (`damage_matrix`, ...): how many were computed, how many the cache gave.
     partitions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: Partition files of each kind made from the cache with new costs (counted in neither of the above).
+    recosted: dict[str, int] = field(default_factory=dict)
 
 
 def _no_progress(name: str) -> AbstractContextManager[None]:
@@ -147,7 +149,10 @@ def _run(
     matchups.prune()
     latest = (output.path / config.LATEST_NAME).resolve()
     parts = {"damage_matrix": stored.partitions, **matchups.cache.partitions}
-    return RunResult(version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused, parts)
+    recosted = {"unit_matchups": matchups.cache.matchup_files_recosted}
+    return RunResult(
+        version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused, parts, recosted
+    )
 
 
 def _compute(

@@ -8,11 +8,12 @@ the entry records the file's sha256 and size, and a file is placed only when its
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,9 +63,9 @@ class PartCache:
         _link_or_copy(blob, dest)
         return placed
 
-    def get(self, key: str) -> tuple[Path, PlacedFile] | None:
+    def get(self, key: str, use: bool = True) -> tuple[Path, PlacedFile] | None:
         """The cached file of `key` where it lies in the cache (to be read, never changed), or None as for
-        `place`. Either way checked against its entry first, and counted as used."""
+        `place`. Either way checked against its entry first, and counted as used (kept by `prune`) if `use`."""
         if self.folder is None:
             return None
         entry = read_entry(self.folder, self._kind, key)
@@ -79,8 +80,14 @@ class PartCache:
         if not intact:
             warnings.warn(f"cache part ignored, recomputing: {blob}: missing or changed", CacheWarning, stacklevel=3)
             return None
-        self.used.add(key)
+        if use:
+            self.used.add(key)
         return blob, PlacedFile(str(entry["sha256"]), int(entry["bytes"]), dict(entry.get("meta") or {}))
+
+    def meta(self, key: str) -> dict[str, Any] | None:
+        """What `key`'s producer recorded, if the cache has an entry for it (its file is checked by `get`)."""
+        entry = read_entry(self.folder, self._kind, key) if self.folder is not None else None
+        return dict(entry.get("meta") or {}) if isinstance(entry, dict) else None
 
     def claim(self, keys: Iterable[str]) -> None:
         """Count as used parts kept by other processes of this run (forked workers keep into the same folder,
@@ -92,12 +99,30 @@ class PartCache:
         placed = PlacedFile(file_sha256(str(path)), path.stat().st_size, dict(meta or {}))
         if self.folder is None:
             return placed
+        self._store(key, placed, lambda tmp: _link_or_copy(path, tmp))
+        return placed
+
+    def keep_bytes(self, key: str, data: bytes, meta: dict[str, Any] | None = None) -> None:
+        """Record `data` as `key`'s file (a part the release does not hold: only the cache)."""
+        if self.folder is not None:
+            placed = PlacedFile(hashlib.sha256(data).hexdigest(), len(data), dict(meta or {}))
+            self._store(key, placed, lambda tmp: tmp.write_bytes(data))
+
+    def set_meta(self, key: str, meta: dict[str, Any]) -> None:
+        """Replace what `key`'s producer recorded beside its file (the file is unchanged)."""
+        entry = read_entry(self.folder, self._kind, key) if self.folder is not None else None
+        if self.folder is not None and isinstance(entry, dict):
+            write_entry(self.folder, self._kind, key, {**entry, "meta": dict(meta)})
+
+    def _store(self, key: str, placed: PlacedFile, fill: Callable[[Path], object]) -> None:
+        """The blob of `key` filled by `fill` (into a temporary file, then renamed), then its entry."""
+        assert self.folder is not None
         blob = self._blob(key)
         blob.parent.mkdir(parents=True, exist_ok=True)
         handle, tmp = tempfile.mkstemp(dir=blob.parent, prefix=".tmp-")
         os.close(handle)
         try:
-            _link_or_copy(path, Path(tmp))
+            fill(Path(tmp))
             os.replace(tmp, blob)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -105,7 +130,6 @@ class PartCache:
         write_entry(self.folder, self._kind, key, {"sha256": placed.sha256, "bytes": placed.bytes, "meta": placed.meta})
         self.used.add(key)
         self.kept.add(key)
-        return placed
 
     def prune(self) -> int:
         """Remove every part of this kind that this run did not use; returns how many were removed."""

@@ -10,17 +10,21 @@ never of a catalogue, file or unit name alone. What a part reads:
   solved on (their family representatives, `units.engine.solved_on`, per phase: they depend on c's Anti
   keywords and on every target's defence). Those representatives outside t are the task's helpers: a call on
   t's targets and its helpers gives t's rows bit for bit (`compute_matchups(..., operators=False)`).
+  The key is made of the file's *basis* key (all of that without any cost: every column but the points
+  columns) and the costs it reads (`attacker_costs`, `target_costs`): a file whose costs alone changed is
+  re-costed from its basis (`matchups/recost.py`) instead of computed.
 - a `unit_vs_reference` piece (one attacker faction's golden options against the reference units in every
-  published scenario): those options, the reference units and the scenarios. Without dense operators a
-  job's numbers do not depend on the other attackers of the call, and the reference units' families are
-  their own (1, 5, 10 and 20 models of each profile).
+  published scenario): those options, the reference units and the scenarios; the options' costs only when a
+  reference unit has one (they have none: the points columns are null, so a change of costs keeps the piece).
+  Without dense operators a job's numbers do not depend on the other attackers of the call, and the reference
+  units' families are their own (1, 5, 10 and 20 models of each profile).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -39,12 +43,18 @@ MATCHUPS_KIND = "unit_matchups"
 VS_REFERENCE_KIND = "unit_vs_reference"
 
 
+#: The files' bases (`g0`, `g1`, ...: expected models slain per group of each row's target), by basis key.
+BASIS_KIND = "unit_matchups_basis"
+
+
 @dataclass(frozen=True)
 class PartContent:
-    """One file's content key and the targets outside its faction its call needs (indices into `targets`)."""
+    """One file's content key, its basis key (the same without any cost) and the targets outside its faction
+    its call needs (indices into `targets`)."""
 
     key: str
     helpers: frozenset[int]
+    basis: str = ""
 
 
 class MatchupPartKeys:
@@ -58,6 +68,10 @@ class MatchupPartKeys:
             f: _joined(self.digester.hexdigest(target_read(inputs.targets[i])) for i in index.tolist())
             for f, index in self.faction_targets.items()
         }
+        self.faction_costs = {
+            f: value_digest(tuple(target_costs(inputs.targets[i]) for i in index.tolist()))
+            for f, index in self.faction_targets.items()
+        }
         self._solved: dict[Memo, tuple[Solved, list[str]]] = {}
         self._represents: dict[tuple[Memo, str], tuple[str, list[int]]] = {}
         self._signatures: dict[TargetUnit, str] = {}
@@ -67,6 +81,7 @@ class MatchupPartKeys:
         inputs = self.inputs
         attackers = inputs.chunk_attackers(key)
         attack = _joined(self.digester.hexdigest(attacker_read(o)) for o in attackers)
+        attack_costs = value_digest(tuple(attacker_costs(o) for o in attackers))
         solved = [(p, self._solved_on(key.scenario, p, attackers)) for p in Phase]
         contents = {}
         for faction in self.faction_targets:
@@ -77,11 +92,12 @@ class MatchupPartKeys:
                     digest, outside = self._represented(memo, faction)
                     represented.append(f"{phase.value}:{digest}")
                     helpers.update(outside)
-            content = key_of(
-                MATCHUPS_KIND, code_fingerprint(), key.scenario, f"distribution={inputs.keep_distribution}",
+            basis = key_of(
+                BASIS_KIND, code_fingerprint(), key.scenario, f"distribution={inputs.keep_distribution}",
                 attack, self.faction_digests[faction], *represented,
             )  # fmt: skip
-            contents[faction] = PartContent(content, frozenset(helpers))
+            content = key_of(MATCHUPS_KIND, basis, attack_costs, self.faction_costs[faction])
+            contents[faction] = PartContent(content, frozenset(helpers), basis)
         return contents
 
     def _solved_on(self, scenario: str, phase: Phase, attackers: Sequence[UnitOption]) -> Memo | None:
@@ -119,13 +135,36 @@ class MatchupPartKeys:
 
 
 def attacker_read(option: UnitOption) -> tuple[object, ...]:
-    """What a `unit_matchups` file reads of an attacking option: its id, models and attack sides."""
-    return (option.unit_id, option.models, option.sides)
+    """What a `unit_matchups` file's basis reads of an attacking option: its id, models and attack sides, their
+    costs left out (`attacker_costs`)."""
+    return (option.unit_id, option.models, {p: replace(s, points=0.0) for p, s in option.sides.items()})
+
+
+def attacker_costs(option: UnitOption) -> tuple[object, ...]:
+    """The costs a `unit_matchups` file reads of an attacking option: each attack side's (per 100 points)."""
+    return tuple(sorted((p.value, s.points) for p, s in option.sides.items()))
 
 
 def target_read(option: UnitOption) -> tuple[object, ...]:
-    """What a `unit_matchups` file reads of a target option: its id, models, cost and target unit."""
-    return (option.unit_id, option.models, option.cost, option.target)
+    """What a `unit_matchups` file's basis reads of a target option: its id, models and target unit, its costs
+    left out (`target_costs`)."""
+    return (option.unit_id, option.models, _costless(option.target))
+
+
+def target_costs(option: UnitOption) -> tuple[object, ...]:
+    """The costs a `unit_matchups` file reads of a target option: the option's and each model's."""
+    groups = option.target.all_groups if option.target is not None else ()
+    return (option.cost, tuple(g.points for g in groups))
+
+
+def _costless(target: TargetUnit | None) -> TargetUnit | None:
+    if target is None:
+        return None
+    return replace(
+        target,
+        groups=tuple(replace(g, points=0.0) for g in target.groups),
+        leader=tuple(replace(g, points=0.0) for g in target.leader),
+    )
 
 
 def vs_reference_keys(
@@ -136,9 +175,10 @@ def vs_reference_keys(
     digester = ValueDigest()
     reference = _joined(digester.hexdigest(r) for r in references)
     scenario = value_digest(tuple(scenarios))
+    costed = any(r.cost > 0 for r in references)  # else every points column is null: no cost is read
     by_faction: dict[str, list[str]] = {}
     for option in options:  # what its rows read: id, models, faction and attack sides (not its target)
-        read = (option.unit_id, option.models, option.faction_slug, option.sides)
+        read = (*attacker_read(option), option.faction_slug, attacker_costs(option) if costed else ())
         by_faction.setdefault(option.faction_slug, []).append(digester.hexdigest(read))
     return {
         faction: key_of(VS_REFERENCE_KIND, code_fingerprint(), scenario, reference, _joined(digests))

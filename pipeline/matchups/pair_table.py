@@ -86,7 +86,9 @@ def phases_table(parts: Sequence[PhaseRows], targets: Sequence[UnitOption], dist
     phase_of_row = np.repeat(np.arange(len(parts)), [len(part.rows) for part in parts])
     wounds = np.array([o.target.total_wounds if o.target else 0 for o in targets], dtype=np.int64)
     has_cost = np.array([o.cost > 0 for o in targets], dtype=bool)[t_index]
-    per_100 = gathered(lambda r: r.points_destroyed_per_100)
+    points, per_100 = points_arrays(
+        gathered(lambda r: r.points_destroyed), gathered(lambda r: r.points_destroyed_per_100), has_cost
+    )
     columns: list[pa.Array] = [
         pa.array([o.unit_id for o in attackers], type=pa.string()).take(a),
         pa.array([o.models for o in attackers], type=pa.int64()).take(a),
@@ -101,12 +103,39 @@ def phases_table(parts: Sequence[PhaseRows], targets: Sequence[UnitOption], dist
         pa.array(gathered(lambda r: r.slain_p90)),
         pa.array(gathered(lambda r: r.wounds_lost)),
         pa.array(wounds[t_index]),
-        pa.array(gathered(lambda r: r.points_destroyed), mask=~has_cost),
-        pa.array(per_100, mask=~has_cost | np.isnan(per_100)),
+        points,
+        per_100,
     ]
     if dist:
         columns.append(pa.concat_arrays([distribution_column(part.result, part.rows) for part in parts]))
     return pa.Table.from_arrays(columns, schema=table_schema(dist))
+
+
+def points_arrays(
+    points: npt.NDArray[np.generic], per_100: npt.NDArray[np.generic], has_cost: npt.NDArray[np.bool_]
+) -> tuple[pa.Array, pa.Array]:
+    """`points_destroyed` and `points_destroyed_per_100` as published: null where the target costs nothing,
+    per 100 also where the attacker does (the engine's NaN)."""
+    return pa.array(points, mask=~has_cost), pa.array(per_100, mask=~has_cost | np.isnan(per_100))
+
+
+def points_basis(parts: Sequence[PhaseRows]) -> pa.Table:
+    """Per row of `phases_table(parts, ...)`, the expected models slain of each model group of the target
+    (`g0`, `g1`, ...; zero beyond its groups): with the options' costs they give the points columns again
+    (`matchups/recost.py`), so a file whose pairs changed in cost only is not computed again."""
+    groups = max([p.result.job_slain_by_group.shape[1] for p in parts] or [0])
+    columns = [
+        pa.array(np.concatenate([_group_column(p, g) for p in parts]) if parts else np.zeros(0)) for g in range(groups)
+    ]
+    return pa.Table.from_arrays(columns, names=[f"g{g}" for g in range(groups)])
+
+
+def _group_column(part: PhaseRows, group: int) -> npt.NDArray[np.float64]:
+    by_group = part.result.job_slain_by_group
+    if group >= by_group.shape[1]:
+        return np.zeros(len(part.rows))
+    slain: npt.NDArray[np.float64] = by_group[part.result.job[part.rows], group]
+    return slain
 
 
 def distribution_column(result: Matchups, rows: Rows) -> pa.Array:

@@ -11,6 +11,7 @@ the cache and a key computes only its missing target factions (`PartitionKey.tar
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -22,8 +23,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.cache.entries import CacheWarning
 from pipeline.cache.parts import PartCache
-from pipeline.matchups.pair_table import PhaseRows, phases_table
+from pipeline.matchups.pair_table import PhaseRows, phases_table, points_basis
+from pipeline.matchups.recost import BasisMismatch, recost
 from pipeline.matchups.sides import UnitOption
 from pipeline.runtime import arrow_system_allocator
 from pipeline.units.engine import UnitEngine, compute_matchups
@@ -46,7 +49,8 @@ class PartitionKey:
     target factions whose files it writes (None: every one). `helpers` are further targets (indices into
     `MatchupInputs.targets`) the call needs — the family members the written targets' pairs are solved on —
     whose rows are dropped; `cache_keys` the content key of each file written, in `target_factions` order
-    (empty: not cached)."""
+    (empty: not cached), and `basis_keys` each file's basis key (`matchups/incremental.py`). A `recost` task
+    makes its files from their cached bases with new costs (`matchups/recost.py`), computing those it cannot."""
 
     scenario: str
     attacker_faction: str
@@ -56,6 +60,8 @@ class PartitionKey:
     target_factions: tuple[str, ...] | None = None
     helpers: tuple[int, ...] = ()
     cache_keys: tuple[str, ...] = ()
+    basis_keys: tuple[str, ...] = ()
+    recost: bool = False
 
     def path(self, target_faction: str) -> str:
         folder = f"{TABLE}/scenario={self.scenario}/attacker_faction={self.attacker_faction}"
@@ -174,7 +180,20 @@ def _engine(scenario: str, workers: int) -> UnitEngine:
     return _ENGINES[key]
 
 
+@dataclass(frozen=True)
+class ComputedPart:
+    """One file's table and, when the key keeps bases, its basis (`pair_table.points_basis`)."""
+
+    table: pa.Table
+    basis: pa.Table | None = None
+
+
 def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, pa.Table]:
+    """`computed_parts`' tables."""
+    return {faction: part.table for faction, part in computed_parts(inputs, key).items()}
+
+
+def computed_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, ComputedPart]:
     """The key's attackers against the targets of each of its target factions, both phases, in one scenario:
     one table per target faction (rows: shooting then fight, attacker-major, targets in target order).
 
@@ -209,7 +228,8 @@ def compute_matchup_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str,
         rows = order[bounds[f] : bounds[f + 1]]
         cuts = np.searchsorted(rows, starts)
         taken = [replace(p, rows=rows[cuts[i] : cuts[i + 1]] - starts[i]) for i, p in enumerate(phases)]
-        parts[name] = phases_table(taken, targets, inputs.keep_distribution)
+        table = phases_table(taken, targets, inputs.keep_distribution)
+        parts[name] = ComputedPart(table, points_basis(taken) if key.basis_keys else None)
     return parts
 
 
@@ -222,6 +242,8 @@ class WrittenPartition:
     rows: int
     bytes: int
     reused: bool = False
+    #: Made from the cache's basis with new costs (`matchups/recost.py`), not computed.
+    recosted: bool = False
 
     @property
     def path(self) -> str:
@@ -229,24 +251,49 @@ class WrittenPartition:
 
 
 def write_parts(
-    inputs: MatchupInputs, key: PartitionKey, release: Path, cache: PartCache | None = None
+    inputs: MatchupInputs,
+    key: PartitionKey,
+    release: Path,
+    cache: PartCache | None = None,
+    bases: PartCache | None = None,
 ) -> list[WrittenPartition]:
-    """Compute one key's tables and write (and, with its cache keys, keep) each file."""
-    tables = compute_matchup_parts(inputs, key)
-    return [write_table(tables[f], key, f, release, cache) for f in tables]
+    """Compute one key's tables and write (and, with its cache keys, keep with their bases) each file; a
+    `recost` key's files are re-costed instead, and those that cannot be are computed."""
+    if key.recost:
+        return recost_parts(inputs, key, release, cache, bases)
+    parts = computed_parts(inputs, key)
+    return [write_table(parts[f], key, f, release, cache, bases) for f in parts]  # fmt: skip
 
 
 def write_table(
-    table: pa.Table, key: PartitionKey, target_faction: str, release: Path, cache: PartCache | None = None
+    part: ComputedPart,
+    key: PartitionKey,
+    target_faction: str,
+    release: Path,
+    cache: PartCache | None = None,
+    bases: PartCache | None = None,
 ) -> WrittenPartition:
     path = release / key.path(target_faction)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", store_schema=False)
+    write_part_file(part.table, path)
     size = path.stat().st_size
     if cache is not None and key.cache_keys and key.target_factions is not None:
-        cache_key = key.cache_keys[key.target_factions.index(target_faction)]
-        size = cache.keep(cache_key, path, {"rows": table.num_rows}).bytes
-    return WrittenPartition(key, target_faction, table.num_rows, size)
+        index = key.target_factions.index(target_faction)
+        size = cache.keep(key.cache_keys[index], path, {"rows": part.table.num_rows}).bytes
+        if bases is not None and part.basis is not None and key.basis_keys:
+            bases.keep_bytes(key.basis_keys[index], parquet_bytes(part.basis), {"file": key.cache_keys[index]})
+    return WrittenPartition(key, target_faction, part.table.num_rows, size)
+
+
+def write_part_file(table: pa.Table, path: Path) -> None:
+    """One `unit_matchups` file, as every path (computed or re-costed) writes it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, compression="zstd", store_schema=False)
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def write_partitions(
@@ -255,32 +302,44 @@ def write_partitions(
     release: Path,
     executor: Executor | None = None,
     cache: PartCache | None = None,
+    bases: PartCache | None = None,
 ) -> list[WrittenPartition]:
-    """Every file of `keys`' chunks: placed from `cache` when its content key has an entry, else computed and
-    written (and kept in the cache); nothing but one task's tables per worker is held at a time. A task computes
-    its chunk against the target factions whose files are missing only (with the helpers their pairs need), the
-    largest tasks first. Tasks write their own files when the executor's workers share this file system
-    (`local_files`): only counts travel back, so no result is held twice; otherwise the driver writes."""
+    """Every file of `keys`' chunks: placed from `cache` when its content key has an entry, re-costed when its
+    basis key has one in `bases` (`matchups/recost.py`), else computed and written (and kept in the caches);
+    nothing but one task's tables per worker is held at a time. A task computes its chunk against the target
+    factions whose files are missing only (with the helpers their pairs need), the largest tasks first, the
+    re-costing ones last. Tasks write their own files when the executor's workers share this file system
+    (`local_files`): only counts travel back, so no result is held twice; otherwise the driver writes (and
+    re-costs)."""
     executor = executor or InProcessExecutor()
-    placed, tasks = plan_tasks(inputs, keys, release, cache)
-    tasks = sorted(tasks, key=inputs.size, reverse=True)  # the largest first: no long tail
+    placed, tasks = plan_tasks(inputs, keys, release, cache, bases)
+    tasks = sorted(tasks, key=lambda k: (k.recost, -inputs.size(k)))  # the largest first: no long tail
     if getattr(executor, "local_files", False):
-        computed = [w for _, ws in executor.map(lambda k: write_parts(inputs, k, release, cache), tasks) for w in ws]
+        done = executor.map(lambda k: write_parts(inputs, k, release, cache, bases), tasks)
+        computed = [w for _, ws in done for w in ws]
     else:
-        results = executor.map(lambda k: compute_matchup_parts(inputs, k), tasks)
-        computed = [write_table(t, key, f, release, cache) for key, tables in results for f, t in tables.items()]
+        computed = [w for k in tasks if k.recost for w in recost_parts(inputs, k, release, cache, bases)]
+        results = executor.map(lambda k: computed_parts(inputs, k), [k for k in tasks if not k.recost])
+        computed += [write_table(p, key, f, release, cache, bases) for key, parts in results for f, p in parts.items()]
     if cache is not None:
         cache.claim(k for task in tasks for k in task.cache_keys)  # kept by the workers, in their processes
+    if bases is not None:
+        bases.claim(k for task in tasks for k in task.basis_keys)
     return placed + computed
 
 
 def plan_tasks(
-    inputs: MatchupInputs, keys: Sequence[PartitionKey], release: Path, cache: PartCache | None
+    inputs: MatchupInputs,
+    keys: Sequence[PartitionKey],
+    release: Path,
+    cache: PartCache | None,
+    bases: PartCache | None = None,
 ) -> tuple[list[WrittenPartition], list[PartitionKey]]:
     """The files the cache places into `release` now, and the tasks for the rest (each key narrowed to its
-    missing target factions, with their helpers and cache keys). Without a cache folder: every key, whole."""
+    missing target factions, with their helpers and keys): per chunk, one task re-costing the files whose basis
+    the caches hold and one computing the others. Without a cache folder: every key, whole."""
     if cache is None or cache.folder is None or not keys:
-        return [], [replace(k, target_factions=None, helpers=(), cache_keys=()) for k in keys]
+        return [], [replace(k, target_factions=None, helpers=(), cache_keys=(), basis_keys=()) for k in keys]
     from pipeline.matchups.incremental import MatchupPartKeys  # digests every target: not for no file at all
 
     parts = MatchupPartKeys(inputs)
@@ -289,15 +348,83 @@ def plan_tasks(
     for key in keys:
         chunk = key.chunk_key
         content = parts.of(chunk)
-        missing = []
+        missing: dict[bool, list[str]] = {True: [], False: []}
         for faction in inputs.target_factions:
             found = cache.place(content[faction].key, release / chunk.path(faction))
-            if found is None:
-                missing.append(faction)
-            else:
+            if found is not None:
                 placed.append(WrittenPartition(chunk, faction, int(found.meta.get("rows", 0)), found.bytes, True))
-        if missing:
-            helpers = sorted(set().union(*(content[f].helpers for f in missing)))
-            cache_keys = tuple(content[f].key for f in missing)
-            tasks.append(replace(chunk, target_factions=tuple(missing), helpers=tuple(helpers), cache_keys=cache_keys))
+                if bases is not None:
+                    bases.claim([content[faction].basis])  # kept for the next change of costs
+                continue
+            missing[bases is not None and _has_basis(content[faction].basis, cache, bases)].append(faction)
+        for recosting, factions in missing.items():
+            if factions:
+                helpers = sorted(set().union(*(content[f].helpers for f in factions)))
+                cache_keys = tuple(content[f].key for f in factions)
+                basis_keys = tuple(content[f].basis for f in factions) if bases is not None else ()
+                tasks.append(replace(chunk, target_factions=tuple(factions), helpers=tuple(helpers),
+                                     cache_keys=cache_keys, basis_keys=basis_keys, recost=recosting))  # fmt: skip
     return placed, tasks
+
+
+def _has_basis(basis: str, cache: PartCache, bases: PartCache) -> bool:
+    """Whether the caches hold `basis` and the file it was last written with (checked when read)."""
+    meta = bases.meta(basis)
+    return meta is not None and cache.meta(str(meta.get("file", ""))) is not None
+
+
+def recost_parts(
+    inputs: MatchupInputs, key: PartitionKey, release: Path, cache: PartCache | None, bases: PartCache | None
+) -> list[WrittenPartition]:
+    """A `recost` task: each file from its basis with today's costs; those whose basis is gone or does not
+    fit are computed (a warning says why)."""
+    assert key.target_factions is not None
+    written, failed = [], []
+    for index, faction in enumerate(key.target_factions):
+        done = None
+        if cache is not None and bases is not None:
+            keys = (key.cache_keys[index], key.basis_keys[index])
+            done = recost_file(inputs, key, faction, *keys, release, cache, bases)
+        if done is None:
+            failed.append(index)
+        else:
+            written.append(done)
+    if failed:
+        narrowed = replace(
+            key,
+            recost=False,
+            target_factions=tuple(key.target_factions[i] for i in failed),
+            cache_keys=tuple(key.cache_keys[i] for i in failed),
+            basis_keys=tuple(key.basis_keys[i] for i in failed),
+        )
+        written += write_parts(inputs, narrowed, release, cache, bases)
+    return written
+
+
+def recost_file(
+    inputs: MatchupInputs,
+    chunk: PartitionKey,
+    faction: str,
+    content_key: str,
+    basis_key: str,
+    release: Path,
+    cache: PartCache,
+    bases: PartCache,
+) -> WrittenPartition | None:
+    """The file (chunk, faction) from its basis and the last file of that basis with today's costs, written
+    and kept as the content key's; None when the caches hold no usable basis (it is then computed)."""
+    basis = bases.get(basis_key)
+    previous = cache.get(str(basis[1].meta.get("file", "")), use=False) if basis is not None else None
+    if basis is None or previous is None:
+        return None
+    targets = [inputs.targets[i] for i in inputs.faction_targets(faction).tolist()]
+    try:
+        table = recost(pq.read_table(previous[0]), pq.read_table(basis[0]), inputs.chunk_attackers(chunk), targets)
+    except (BasisMismatch, pa.ArrowException, OSError) as exc:
+        warnings.warn(f"cache basis ignored, recomputing: {basis[0]}: {exc}", CacheWarning, stacklevel=2)
+        return None
+    path = release / chunk.path(faction)
+    write_part_file(table, path)
+    placed = cache.keep(content_key, path, {"rows": table.num_rows})
+    bases.set_meta(basis_key, {"file": content_key})  # the next change reads this file
+    return WrittenPartition(chunk.chunk_key, faction, table.num_rows, placed.bytes, recosted=True)

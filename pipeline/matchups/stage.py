@@ -14,7 +14,7 @@ from pipeline import config
 from pipeline.cache.parts import PartCache
 from pipeline.frame_types import table_schema
 from pipeline.matchups.fork_executor import ForkExecutor
-from pipeline.matchups.incremental import MATCHUPS_KIND, VS_REFERENCE_KIND
+from pipeline.matchups.incremental import BASIS_KIND, MATCHUPS_KIND, VS_REFERENCE_KIND
 from pipeline.matchups.partition import Executor, MatchupInputs, WrittenPartition, write_partitions
 from pipeline.matchups.reference import reference_units, unit_vs_reference
 from pipeline.matchups.sides import UnitOption, unit_options
@@ -69,6 +69,8 @@ class MatchupCacheReport:
     matchup_files_computed: int = 0
     vs_reference_pieces_reused: int = 0
     vs_reference_pieces_computed: int = 0
+    #: Files made from the cache's basis with new costs (neither computed nor reused as they were).
+    matchup_files_recosted: int = 0
 
     @property
     def partitions(self) -> dict[str, tuple[int, int]]:
@@ -116,7 +118,8 @@ def matchups_stage(
         max_pairs=config.MATCHUP_MAX_PAIRS,
     )
     files, pieces = PartCache(cache, MATCHUPS_KIND), PartCache(cache, VS_REFERENCE_KIND)
-    written = write_partitions(inputs, inputs.keys(scenarios), release, executor, files)
+    bases = PartCache(cache, BASIS_KIND)
+    written = write_partitions(inputs, inputs.keys(scenarios), release, executor, files, bases)
     references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
     arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers, pieces)
     schema = table_schema(UnitVsReference)
@@ -135,13 +138,15 @@ def matchups_stage(
         vs_reference_rows=vs_reference.height,
     )
     golden = len({o.faction_slug for o in options if "+" not in o.unit_id})
-    reused = sum(w.reused for w in written)
+    reused, recosted = sum(w.reused for w in written), sum(w.recosted for w in written)
     pieces_reused = len(pieces.used) - len(pieces.kept)
-    cached = MatchupCacheReport(reused, len(written) - reused, pieces_reused, golden - pieces_reused)
+    cached = MatchupCacheReport(
+        reused, len(written) - reused - recosted, pieces_reused, golden - pieces_reused, recosted
+    )
     # the key is unique (unit_points' key is (unit_id, models)); stable all the same, so that the order never
     # depends on how the pieces were assembled
     vs_reference = vs_reference.sort(list(UnitVsReference.KEY), maintain_order=True)
-    return MatchupOutcome(vs_reference, written, report, cached, (files, pieces))
+    return MatchupOutcome(vs_reference, written, report, cached, (files, bases, pieces))
 
 
 def _phases() -> list[Any]:

@@ -155,6 +155,7 @@ class Matchups:
     wounds_lost: FloatArray
     points_destroyed: FloatArray
     points_destroyed_per_100: FloatArray
+    job_slain_by_group: FloatArray  # [jobs, groups] expected models slain per group: the basis of the points
 
     @property
     def distinct(self) -> int:
@@ -188,16 +189,33 @@ def assemble(
     stats = np.ascontiguousarray(summary.stats.T)
     by_group = np.ascontiguousarray(summary.slain_by_group.T)
     target = pairs[:, 1]
-    points = np.zeros(len(pair_jobs))
-    for g in range(min(n_groups, len(by_group))):
-        if costs[g].any():
-            points += by_group[g][pair_jobs] * costs[g][target]
+    groups = [g for g in range(min(n_groups, len(by_group))) if costs[g].any()]
+    points = points_destroyed(
+        [by_group[g][pair_jobs] for g in groups], [costs[g][target] for g in groups], len(pair_jobs)
+    )
     attacker_points = np.array([a.points for a in attackers] or [0.0])
-    cost = attacker_points[pairs[:, 0]]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_100 = np.where(cost > 0, points * 100.0 / np.where(cost > 0, cost, 1.0), np.nan)
+    per_100 = per_100_points(points, attacker_points[pairs[:, 0]])
     c, q = [stats[i][pair_jobs] for i in range(3)], [stats[i].astype(np.int64)[pair_jobs] for i in range(3, 6)]
     return Matchups(
         pairs, pair_jobs, summary.slain_dist, summary.models, c[0], c[1], c[2], q[0], q[1], q[2],
-        summary.wounds_lost[pair_jobs], points, per_100,
+        summary.wounds_lost[pair_jobs], points, per_100, summary.slain_by_group,
     )  # fmt: skip
+
+
+def points_destroyed(slain: Sequence[FloatArray], costs: Sequence[FloatArray], pairs: int) -> FloatArray:
+    """Per pair, the sum over model groups (in group order) of expected models slain times the cost of one
+    model. One formula for the engine and for files re-costed from the cache (`matchups/recost.py`): a group
+    costing nothing adds +0.0, which changes no bit, so either may list more groups than the other."""
+    points = np.zeros(pairs)
+    for slain_g, cost_g in zip(slain, costs, strict=True):
+        points += slain_g * cost_g
+    return points
+
+
+def per_100_points(points: FloatArray, attacker_cost: FloatArray) -> FloatArray:
+    """Points destroyed per 100 points of the attacker (NaN when the attacker costs nothing)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_100: FloatArray = np.where(
+            attacker_cost > 0, points * 100.0 / np.where(attacker_cost > 0, attacker_cost, 1.0), np.nan
+        )
+    return per_100

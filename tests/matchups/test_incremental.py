@@ -157,6 +157,86 @@ def test_warm_cache_after_a_change_gives_the_cold_files(options: list[UnitOption
     assert len(cache.used) == len(warm) and cache.prune() == len(recomputed)  # the first run's versions go
 
 
+def _costed(options: Sequence[UnitOption], unit: str, per_model: float | None) -> list[UnitOption]:
+    """Every option of one unit (and each attached unit holding it) costing `per_model` more a model (None:
+    nothing at all, so its points columns become null): option, attack sides and model groups alike."""
+
+    def group_cost(points: float) -> float:
+        return 0.0 if per_model is None else points + per_model
+
+    changed = []
+    for option in options:
+        if option.unit_id == unit or f"+{unit}" in option.unit_id or option.unit_id.startswith(f"{unit}+"):
+            cost = 0.0 if per_model is None else option.cost + per_model * option.models
+            sides = {p: replace(s, points=cost) for p, s in option.sides.items()}
+            target = option.target
+            if target is not None:
+                groups = tuple(replace(g, points=group_cost(g.points)) for g in target.groups)
+                target = replace(target, groups=groups, leader=tuple(replace(g, points=group_cost(g.points))
+                                                                     for g in target.leader))  # fmt: skip
+            option = replace(option, cost=cost, sides=sides, target=target)
+        changed.append(option)
+    return changed
+
+
+def test_a_points_change_recosts_its_files_to_the_cold_bytes(options: list[UnitOption], tmp_path: Path) -> None:
+    """A change of costs alone re-costs the files that read them from the cached basis: no file computed, the
+    bytes of a cold run; a second change re-costs from the file the first one wrote."""
+    free = next(o.unit_id for o in options if o.faction_slug == "chaos-knights" and o.target and o.sides)
+    before = MatchupInputs(options, max_pairs=MAX_PAIRS)
+    keys = before.keys(["default"])
+    folder = tmp_path / "cache"
+
+    def run(new: Sequence[UnitOption], name: str, cached: bool = True) -> list[partition.WrittenPartition]:
+        caches = (PartCache(folder, MATCHUPS_KIND), PartCache(folder, incremental.BASIS_KIND)) if cached else ()
+        written = write_partitions(MatchupInputs(new, max_pairs=MAX_PAIRS), keys, tmp_path / name, None, *caches)
+        for cache in caches:  # as a run does once it has published
+            cache.prune()
+        return written
+
+    first = run(options, "first")
+    assert len(list((folder / "parts" / incremental.BASIS_KIND).glob("*.bin"))) == len(first) == 54
+    dearer = _costed(_costed(options, CHANGED_UNIT, 5.0), free, None)
+    assert run(dearer, "cold", cached=False) and not any(w.reused or w.recosted for w in run(dearer, "cold2", False))
+    warm = run(dearer, "warm")
+    assert _digests(tmp_path / "warm") == _digests(tmp_path / "cold")
+    recosted = {w.path for w in warm if w.recosted}
+    assert not [w for w in warm if not (w.reused or w.recosted)]  # nothing computed
+    reads = {
+        k.path(f)
+        for k in keys
+        for f in before.target_factions
+        if f in {"world-eaters", "chaos-knights"}
+        or any(o.unit_id in (CHANGED_UNIT, free) or "+" in o.unit_id for o in before.chunk_attackers(k))
+    }
+    assert recosted <= reads and len(recosted) >= 18 + 18  # at least the two factions' columns
+    nulls = pq.read_table(tmp_path / "warm" / keys[0].path("chaos-knights"))
+    free_rows = pa.compute.equal(nulls["target_unit_id"], free)
+    assert nulls.filter(free_rows)["points_destroyed"].null_count == pa.compute.sum(free_rows).as_py() > 0
+    back = run(options, "back")  # the old costs again: re-costed from the files the warm run wrote
+    assert _digests(tmp_path / "back") == _digests(tmp_path / "first")
+    assert {w.path for w in back if w.recosted} == recosted and all(w.reused or w.recosted for w in back)
+
+
+def test_a_basis_that_does_not_fit_is_ignored_and_the_file_computed(options: list[UnitOption], tmp_path: Path) -> None:
+    inputs = MatchupInputs(options[:40], max_pairs=MAX_PAIRS)
+    keys = inputs.keys(["default"])
+    folder = tmp_path / "cache"
+    caches = (PartCache(folder, MATCHUPS_KIND), PartCache(folder, incremental.BASIS_KIND))
+    write_partitions(inputs, keys, tmp_path / "first", None, *caches)
+    for blob in list((folder / "parts" / incremental.BASIS_KIND).glob("*.bin")):  # each basis one row short
+        found = caches[1].get(blob.stem)
+        assert found is not None and found[1].meta["file"]
+        caches[1].keep_bytes(blob.stem, partition.parquet_bytes(pq.read_table(blob).slice(1)), found[1].meta)
+    dearer = MatchupInputs(_costed(options[:40], options[0].unit_id, 1.0), max_pairs=MAX_PAIRS)
+    caches = (PartCache(folder, MATCHUPS_KIND), PartCache(folder, incremental.BASIS_KIND))
+    with pytest.warns(UserWarning, match="cache basis ignored, recomputing: .*basis rows for"):
+        again = write_partitions(dearer, keys, tmp_path / "again", None, *caches)
+    assert not any(w.recosted for w in again) and sum(not w.reused for w in again) > 0
+    write_partitions(dearer, keys, tmp_path / "fresh")
+    assert _digests(tmp_path / "again") == _digests(tmp_path / "fresh")
+
+
 def test_a_changed_field_changes_exactly_the_keys_that_read_it(options: list[UnitOption]) -> None:
     inputs = MatchupInputs(options, max_pairs=MAX_PAIRS)
     keys = inputs.keys(["default"])
@@ -283,6 +363,14 @@ def test_vs_reference_keys_read_options_references_and_scenarios(options: list[U
     assert set(vs_reference_keys(golden, references, ("default", "cover")).values()).isdisjoint(base.values())
     fewer = vs_reference_keys(golden, references[:-1], ("default",))
     assert set(fewer.values()).isdisjoint(base.values())
+    # the reference units cost nothing, so the pieces' points columns are null and no cost is read...
+    assert all(r.cost == 0 for r in references)
+    dearer = _costed(golden, CHANGED_UNIT, 5.0)
+    assert vs_reference_keys(dearer, references, ("default",)) == base
+    # ...unless one costs something: then the attackers' costs give points per 100
+    costed = [replace(references[0], cost=10.0), *references[1:]]
+    before, after = vs_reference_keys(golden, costed, ("default",)), vs_reference_keys(dearer, costed, ("default",))
+    assert {f for f in before if before[f] != after[f]} == {"world-eaters"}
 
 
 def test_keys_follow_the_code_fingerprint(options: list[UnitOption], monkeypatch: pytest.MonkeyPatch) -> None:

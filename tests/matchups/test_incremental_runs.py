@@ -59,10 +59,42 @@ def test_the_stage_with_a_warm_cache_publishes_the_cold_bytes(
     assert 0 < warm.cache.matchup_files_computed < files / 2
     # unit_vs_reference reads no Toughness of its attackers (test_vs_reference_pieces_warm_equal_cold: a weapon)
     assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
-    assert warm.prune() == warm.cache.matchup_files_computed  # the first run's versions of those parts
+    # the first run's versions of those parts, and their bases (the others' bases are kept for a change of costs)
+    assert warm.prune() == 2 * warm.cache.matchup_files_computed
+    assert warm.cache.matchup_files_recosted == 0  # a Toughness change is no change of costs
     again = matchups_stage(after, tmp_path / "again", cache=cache)
     assert again.cache.matchup_files_computed == again.cache.vs_reference_pieces_computed == again.prune() == 0
     assert _digests(tmp_path / "again") == _digests(tmp_path / "cold")
+
+
+def test_a_points_change_in_a_catalogue_recosts_files_and_computes_none(
+    bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The maintainer's usual refresh: a unit's points. Its files are re-costed from the cache's bases, none is
+    computed, and the bytes are a cold run's."""
+    monkeypatch.setattr(config, "MATCHUP_MAX_PAIRS", MAX_PAIRS)
+    monkeypatch.setattr(config, "MATCHUP_REFERENCE_SCENARIOS", ("default",))
+    folder = tmp_path / "edited"
+    shutil.copytree(bsdata_dir, folder)
+    path = folder / "Chaos - World Eaters.cat"
+    head, unit, tail = path.read_text("utf-8").partition('name="Khorne Berzerkers" hidden="false" collective="false"'
+                                                         ' import="true" type="unit">')  # fmt: skip
+    # the first points modifier of the unit: 10 models cost 360
+    tail, found = re.subn(r'(field="51b2-306e-1021-d207" value=")360"', r'\g<1>365"', tail, count=1)
+    assert unit and found == 1
+    path.write_text(head + unit + tail, encoding="utf-8")
+    before = _frames([config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)])
+    after = _frames([config.RAW_PAGES_DIR, *(folder / c for c in CATALOGUES)])
+    cache = tmp_path / "cache"
+    matchups_stage(before, tmp_path / "first", cache=cache)
+    warm = matchups_stage(after, tmp_path / "warm", cache=cache)
+    cold = matchups_stage(after, tmp_path / "cold")
+    assert _digests(tmp_path / "warm") == _digests(tmp_path / "cold") != _digests(tmp_path / "first")
+    assert _parquet_bytes(warm.vs_reference) == _parquet_bytes(cold.vs_reference)
+    assert warm.cache.matchup_files_computed == 0 < warm.cache.matchup_files_recosted
+    assert warm.cache.matchup_files_recosted + warm.cache.matchup_files_reused == len(warm.written)
+    # the reference units cost nothing (their points columns are null): no piece reads a cost
+    assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
 
 
 @pytest.mark.slow  # three whole runs
