@@ -49,14 +49,19 @@ def recost(
 
 
 def _row_index(table: pa.Table, side: str, options: Sequence[UnitOption]) -> npt.NDArray[np.int64]:
-    """Each row's option on one side, by (unit id, models): unique per option (`unit_points`' key)."""
-    keys = pc.binary_join_element_wise(table[f"{side}_unit_id"], pc.cast(table[f"{side}_models"], pa.string()), "\x00")
-    known = pa.array([f"{o.unit_id}\x00{o.models}" for o in options], type=pa.string())
-    index = pc.index_in(keys, value_set=known)
-    if index.null_count:
+    """Each row's option on one side, by (unit id, models): unique per option (`unit_points`' key). Looked up
+    once per distinct pair (the ids dictionary-encoded, no text per row)."""
+    ids = pc.dictionary_encode(table[f"{side}_unit_id"]).combine_chunks()
+    models = table[f"{side}_models"].to_numpy()
+    names, width = ids.dictionary.to_pylist(), int(models.max(initial=0)) + 1
+    codes = ids.indices.to_numpy(zero_copy_only=False).astype(np.int64) * width + models
+    distinct, inverse = np.unique(codes, return_inverse=True)
+    wanted = {(o.unit_id, o.models): i for i, o in enumerate(options)}
+    found = [wanted.get((names[int(c) // width], int(c) % width), -1) for c in distinct.tolist()]
+    if -1 in found:
         raise BasisMismatch(f"a row's {side} is not one of the file's options")
-    found: npt.NDArray[np.int64] = index.to_numpy(zero_copy_only=False).astype(np.int64)
-    return found
+    index: npt.NDArray[np.int64] = np.asarray(found, dtype=np.int64)[inverse]
+    return index
 
 
 def _group_costs(targets: Sequence[UnitOption], groups: int) -> npt.NDArray[np.float64]:
