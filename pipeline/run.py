@@ -142,9 +142,8 @@ def _run(
             **reports, damage=damage.report, store=stored, quality=quality, matchups=matchups.report
         )
         with stage("publish"):
-            published = write_release(
-                release, version, frames, damage, run_reports, publication, previous, stored.matrix_hashes
-            )
+            hashed = {**stored.matrix_hashes, **matchups.file_hashes}
+            published = write_release(release, version, frames, damage, run_reports, publication, previous, hashed)
     matrix_cache.prune()  # published: the cached parts this run did not use go
     matchups.prune()
     latest = (output.path / config.LATEST_NAME).resolve()

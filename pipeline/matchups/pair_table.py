@@ -121,21 +121,20 @@ def points_arrays(
 
 def points_basis(parts: Sequence[PhaseRows]) -> pa.Table:
     """Per row of `phases_table(parts, ...)`, the expected models slain of each model group of the target
-    (`g0`, `g1`, ...; zero beyond its groups): with the options' costs they give the points columns again
-    (`matchups/recost.py`), so a file whose pairs changed in cost only is not computed again."""
-    groups = max([p.result.job_slain_by_group.shape[1] for p in parts] or [0])
-    columns = [
-        pa.array(np.concatenate([_group_column(p, g) for p in parts]) if parts else np.zeros(0)) for g in range(groups)
-    ]
+    (`g0`, `g1`, ...; zero beyond its groups, and trailing groups no row has left out): with the options' costs
+    they give the points columns again (`matchups/recost.py`), so a file whose pairs changed in cost only is not
+    computed again."""
+    width = max([p.result.job_slain_by_group.shape[1] for p in parts] or [0])
+    slain = np.zeros((sum(len(p.rows) for p in parts), width))
+    start = 0
+    for part in parts:
+        by_group = part.result.job_slain_by_group
+        slain[start : start + len(part.rows), : by_group.shape[1]] = by_group[part.result.job[part.rows]]
+        start += len(part.rows)
+    used = np.flatnonzero(slain.any(axis=0))
+    groups = int(used[-1]) + 1 if len(used) else 0
+    columns = [pa.array(np.ascontiguousarray(slain[:, g])) for g in range(groups)]
     return pa.Table.from_arrays(columns, names=[f"g{g}" for g in range(groups)])
-
-
-def _group_column(part: PhaseRows, group: int) -> npt.NDArray[np.float64]:
-    by_group = part.result.job_slain_by_group
-    if group >= by_group.shape[1]:
-        return np.zeros(len(part.rows))
-    slain: npt.NDArray[np.float64] = by_group[part.result.job[part.rows], group]
-    return slain
 
 
 def distribution_column(result: Matchups, rows: Rows) -> pa.Array:

@@ -244,6 +244,8 @@ class WrittenPartition:
     reused: bool = False
     #: Made from the cache's basis with new costs (`matchups/recost.py`), not computed.
     recosted: bool = False
+    #: The file's sha256 where it was taken (kept or placed by the cache), so publishing need not read it.
+    sha256: str = ""
 
     @property
     def path(self) -> str:
@@ -275,13 +277,14 @@ def write_table(
 ) -> WrittenPartition:
     path = release / key.path(target_faction)
     write_part_file(part.table, path)
-    size = path.stat().st_size
+    size, sha256 = path.stat().st_size, ""
     if cache is not None and key.cache_keys and key.target_factions is not None:
         index = key.target_factions.index(target_faction)
-        size = cache.keep(key.cache_keys[index], path, {"rows": part.table.num_rows}).bytes
+        kept = cache.keep(key.cache_keys[index], path, {"rows": part.table.num_rows})
+        size, sha256 = kept.bytes, kept.sha256
         if bases is not None and part.basis is not None and key.basis_keys:
             bases.keep_bytes(key.basis_keys[index], parquet_bytes(part.basis), {"file": key.cache_keys[index]})
-    return WrittenPartition(key, target_faction, part.table.num_rows, size)
+    return WrittenPartition(key, target_faction, part.table.num_rows, size, sha256=sha256)
 
 
 def write_part_file(table: pa.Table, path: Path) -> None:
@@ -352,7 +355,8 @@ def plan_tasks(
         for faction in inputs.target_factions:
             found = cache.place(content[faction].key, release / chunk.path(faction))
             if found is not None:
-                placed.append(WrittenPartition(chunk, faction, int(found.meta.get("rows", 0)), found.bytes, True))
+                rows = int(found.meta.get("rows", 0))
+                placed.append(WrittenPartition(chunk, faction, rows, found.bytes, True, sha256=found.sha256))
                 if bases is not None:
                     bases.claim([content[faction].basis])  # kept for the next change of costs
                 continue
@@ -427,4 +431,4 @@ def recost_file(
     write_part_file(table, path)
     placed = cache.keep(content_key, path, {"rows": table.num_rows})
     bases.set_meta(basis_key, {"file": content_key})  # the next change reads this file
-    return WrittenPartition(chunk.chunk_key, faction, table.num_rows, placed.bytes, recosted=True)
+    return WrittenPartition(chunk.chunk_key, faction, table.num_rows, placed.bytes, recosted=True, sha256=placed.sha256)

@@ -90,6 +90,11 @@ class MatchupOutcome:
     #: The stage's part caches: `prune()` each once the release is published (drops the parts not used).
     parts: tuple[PartCache, ...] = ()
 
+    @property
+    def file_hashes(self) -> dict[str, str]:
+        """sha256 of the `unit_matchups` files the cache kept or placed, by path in the release (not read again)."""
+        return {w.path: w.sha256 for w in self.written if w.sha256}
+
     def prune(self) -> int:
         """Drop the cached parts this run did not use (call after a successful publish); how many."""
         return sum(part.prune() for part in self.parts)

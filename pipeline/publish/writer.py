@@ -73,7 +73,8 @@ def write_release(
 ) -> Published:
     """Parquet, NDJSON feed, faction documents, explorer site, feed index, JSON Schemas, manifest (with the
     reports as given, the release's place in its output folder and what changed since the previous release).
-    `hashed`: sha256 of files already in the release (the matrix's, by relative path), not read again."""
+    `hashed`: sha256 of files already in the release (the matrix's, the cached `unit_matchups` files; by relative
+    path), not read again."""
     with ThreadPoolExecutor(max_workers=2) as pool:  # DuckDB's hashes and Polars' writers run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME)
         tables = pool.submit(_write_tables, frames, release)

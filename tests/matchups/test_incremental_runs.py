@@ -17,6 +17,7 @@ from pipeline.matchups.stage import matchups_stage
 from pipeline.run import run_pipeline
 from tests.matchups.test_fork_executor import _frames
 from tests.matchups.test_incremental import CATALOGUES, MAX_PAIRS, _digests
+from tests.publish.releases import invoke
 
 
 def _edited(bsdata_dir: Path, folder: Path) -> list[Path]:
@@ -30,6 +31,16 @@ def _edited(bsdata_dir: Path, folder: Path) -> list[Path]:
     assert found == 1
     path.write_text(text, encoding="utf-8")
     return [folder / name for name in CATALOGUES]
+
+
+def _dearer(folder: Path) -> None:
+    """Khorne Berzerkers' first points modifier (10 models: 360) 5 points dearer, in the copied folder."""
+    path = folder / "Chaos - World Eaters.cat"
+    head, unit, tail = path.read_text("utf-8").partition('name="Khorne Berzerkers" hidden="false" collective="false"'
+                                                         ' import="true" type="unit">')  # fmt: skip
+    tail, found = re.subn(r'(field="51b2-306e-1021-d207" value=")360"', r'\g<1>365"', tail, count=1)
+    assert unit and found == 1
+    path.write_text(head + unit + tail, encoding="utf-8")
 
 
 def _parquet_bytes(frame: pl.DataFrame) -> bytes:
@@ -76,13 +87,7 @@ def test_a_points_change_in_a_catalogue_recosts_files_and_computes_none(
     monkeypatch.setattr(config, "MATCHUP_REFERENCE_SCENARIOS", ("default",))
     folder = tmp_path / "edited"
     shutil.copytree(bsdata_dir, folder)
-    path = folder / "Chaos - World Eaters.cat"
-    head, unit, tail = path.read_text("utf-8").partition('name="Khorne Berzerkers" hidden="false" collective="false"'
-                                                         ' import="true" type="unit">')  # fmt: skip
-    # the first points modifier of the unit: 10 models cost 360
-    tail, found = re.subn(r'(field="51b2-306e-1021-d207" value=")360"', r'\g<1>365"', tail, count=1)
-    assert unit and found == 1
-    path.write_text(head + unit + tail, encoding="utf-8")
+    _dearer(folder)
     before = _frames([config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)])
     after = _frames([config.RAW_PAGES_DIR, *(folder / c for c in CATALOGUES)])
     cache = tmp_path / "cache"
@@ -92,6 +97,8 @@ def test_a_points_change_in_a_catalogue_recosts_files_and_computes_none(
     assert _digests(tmp_path / "warm") == _digests(tmp_path / "cold") != _digests(tmp_path / "first")
     assert _parquet_bytes(warm.vs_reference) == _parquet_bytes(cold.vs_reference)
     assert warm.cache.matchup_files_computed == 0 < warm.cache.matchup_files_recosted
+    # every file's sha256 as the cache took it (publishing does not read them again); none without a cache
+    assert warm.file_hashes == _digests(tmp_path / "warm") and cold.file_hashes == {}
     assert warm.cache.matchup_files_recosted + warm.cache.matchup_files_reused == len(warm.written)
     # the reference units cost nothing (their points columns are null): no piece reads a cost
     assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
@@ -104,13 +111,19 @@ def test_a_run_with_a_warm_cache_publishes_the_cold_release_bytes(
     monkeypatch.setattr(config, "MATCHUP_MAX_PAIRS", MAX_PAIRS)
     original = [config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)]
     edited = [config.RAW_PAGES_DIR, *_edited(bsdata_dir, tmp_path / "edited")]
+    _dearer(tmp_path / "edited")  # a Toughness and a unit's points: files computed and files re-costed
     run_pipeline(original, tmp_path / "out")
     shutil.copytree(tmp_path / "out", tmp_path / "cold", symlinks=True)  # the same history (findings, changes)
     shutil.rmtree(tmp_path / "cold" / config.CACHE_DIRNAME)
-    warm = run_pipeline(edited, tmp_path / "out")
+    said = invoke("run", *(a for path in edited for a in ("--input", path)), "--out", tmp_path / "out")
+    assert said.exit_code == 0, said.output
+    counts = re.search(r"unit_matchups: (\d+) partitions computed, (\d+) re-costed, (\d+) from the cache", said.stderr)
+    assert counts is not None and all(int(n) > 0 for n in counts.groups()), said.stderr
+    warm = run_pipeline(edited, tmp_path / "out")  # the same inputs again: the release the command published
+    assert warm.reused
     monkeypatch.setenv("DATASLATE_CACHE", "off")
     cold = run_pipeline(edited, tmp_path / "cold")
-    assert warm.version == cold.version and not warm.reused
+    assert warm.version == cold.version
     assert _digests(warm.release) == _digests(cold.release)  # every Parquet file: tables, matrix, unit_matchups
     assert (warm.release / "manifest.json").read_bytes() == (cold.release / "manifest.json").read_bytes()
     parts = tmp_path / "out" / config.CACHE_DIRNAME / "parts"
