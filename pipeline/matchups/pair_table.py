@@ -119,22 +119,29 @@ def points_arrays(
     return pa.array(points, mask=~has_cost), pa.array(per_100, mask=~has_cost | np.isnan(per_100))
 
 
-def points_basis(parts: Sequence[PhaseRows]) -> pa.Table:
-    """Per row of `phases_table(parts, ...)`, the expected models slain of each model group of the target
-    (`g0`, `g1`, ...; zero beyond its groups, and trailing groups no row has left out): with the options' costs
-    they give the points columns again (`matchups/recost.py`), so a file whose pairs changed in cost only is not
-    computed again."""
-    width = max([p.result.job_slain_by_group.shape[1] for p in parts] or [0])
-    slain = np.zeros((sum(len(p.rows) for p in parts), width))
-    start = 0
-    for part in parts:
-        by_group = part.result.job_slain_by_group
-        slain[start : start + len(part.rows), : by_group.shape[1]] = by_group[part.result.job[part.rows]]
-        start += len(part.rows)
-    used = np.flatnonzero(slain.any(axis=0))
-    groups = int(used[-1]) + 1 if len(used) else 0
-    columns = [pa.array(np.ascontiguousarray(slain[:, g])) for g in range(groups)]
-    return pa.Table.from_arrays(columns, names=[f"g{g}" for g in range(groups)])
+def points_basis(
+    parts: Sequence[PhaseRows], targets: Sequence[UnitOption], by_group: Sequence[npt.NDArray[np.float64]]
+) -> pa.Table:
+    """Per row of `phases_table(parts, targets, ...)`, the expected models slain of each model group of the
+    target (`g0`, `g1`, ... up to the most groups a row's target has; a group beyond a row's own costs nothing,
+    so it adds nothing): with the options' costs they give the points columns again (`matchups/recost.py`), so
+    a file whose pairs changed in cost only is not computed again. `by_group`: per part, its result's
+    `job_slain_by_group` transposed (`slain_by_group_rows`), shared by every file of a call."""
+    groups = np.array([len(o.target.all_groups) if o.target else 0 for o in targets], dtype=np.int64)
+    width = max([int(groups[p.result.pairs[p.rows, 1]].max(initial=0)) for p in parts] or [0])
+    jobs = [p.result.job[p.rows] for p in parts]
+    columns = [
+        pa.array(np.concatenate([g_rows[g][j] if g < len(g_rows) else np.zeros(len(j)) for g_rows, j in
+                                 zip(by_group, jobs, strict=True)]))
+        for g in range(width)
+    ]  # fmt: skip
+    return pa.Table.from_arrays(columns, names=[f"g{g}" for g in range(width)])
+
+
+def slain_by_group_rows(result: Matchups) -> npt.NDArray[np.float64]:
+    """The result's expected slain per group and job as one contiguous row per group."""
+    rows: npt.NDArray[np.float64] = np.ascontiguousarray(result.job_slain_by_group.T)
+    return rows
 
 
 def distribution_column(result: Matchups, rows: Rows) -> pa.Array:

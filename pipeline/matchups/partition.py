@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.parts import PartCache
-from pipeline.matchups.pair_table import PhaseRows, phases_table, points_basis
+from pipeline.matchups.pair_table import PhaseRows, phases_table, points_basis, slain_by_group_rows
 from pipeline.matchups.recost import BasisMismatch, recost
 from pipeline.matchups.sides import UnitOption
 from pipeline.runtime import arrow_system_allocator
@@ -217,6 +217,7 @@ def computed_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, Comput
         )
         phases.append(PhaseRows(phase, result, armed, np.arange(len(result.pairs), dtype=np.int64)))  # narrowed below
         rows_target.append(call[result.pairs[:, 1]])
+    by_group = [slain_by_group_rows(p.result) for p in phases] if key.basis_keys else []
     faction = inputs.target_faction_index[np.concatenate(rows_target)] if rows_target else np.zeros(0, np.int64)
     order = np.argsort(faction, kind="stable")  # a faction's rows stay ascending: shooting, then fight
     bounds = np.searchsorted(faction[order], np.arange(len(inputs.target_factions) + 1))
@@ -229,7 +230,7 @@ def computed_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, Comput
         cuts = np.searchsorted(rows, starts)
         taken = [replace(p, rows=rows[cuts[i] : cuts[i + 1]] - starts[i]) for i, p in enumerate(phases)]
         table = phases_table(taken, targets, inputs.keep_distribution)
-        parts[name] = ComputedPart(table, points_basis(taken) if key.basis_keys else None)
+        parts[name] = ComputedPart(table, points_basis(taken, targets, by_group) if key.basis_keys else None)
     return parts
 
 
