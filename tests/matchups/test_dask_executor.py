@@ -22,6 +22,7 @@ from pipeline.errors import PipelineError
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups import partition
 from pipeline.matchups.dask_executor import DaskExecutor
+from pipeline.matchups.incremental import BASIS_KIND
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.partition import TABLE, InProcessExecutor, MatchupInputs, write_partitions
 from pipeline.matchups.stage import matchup_options
@@ -29,6 +30,7 @@ from pipeline.reconcile.stage import reconcile_stage
 from pipeline.run import run_pipeline
 from pipeline.sources.registry import read_inputs
 from pipeline.store import build_frames
+from tests.matchups.test_incremental import _costed
 
 # 24 options (21 targets): three pages factions with one attacker each, and the catalogue's 19 attackers, split
 # by 100 pairs per file into five files of at most 4 attackers: 8 partitions per scenario.
@@ -102,6 +104,26 @@ def test_dask_with_a_warm_cache_writes_the_in_process_files(
     assert sum(not w.reused for w in again) == 3
     write_partitions(inputs, keys, tmp_path / "local", InProcessExecutor())
     assert _digests(tmp_path / "again") == _digests(tmp_path / "first") == _digests(tmp_path / "local")
+
+
+def test_dask_with_a_change_of_costs_recosts_in_the_driver(
+    inputs: MatchupInputs, dask: DaskExecutor, tmp_path: Path
+) -> None:
+    """The workers compute the bases with the files; a change of costs is re-costed by the driver (it reads the
+    cache), no file computed, the bytes of a local run."""
+    keys = inputs.keys(["default"])
+    remote = MatchupInputs(inputs.options, workers=dask.engine_workers, max_pairs=MAX_PAIRS)
+    caches = (PartCache(tmp_path / "cache", TABLE), PartCache(tmp_path / "cache", BASIS_KIND))
+    write_partitions(remote, keys, tmp_path / "first", dask, *caches)
+    assert caches[1].kept == set(caches[1].used) and len(caches[1].kept) == len(caches[0].kept)
+    unit = next(o.unit_id for o in inputs.options if o.target is not None and o.sides and "+" not in o.unit_id)
+    dearer = _costed(inputs.options, unit, 3.0)
+    caches = (PartCache(tmp_path / "cache", TABLE), PartCache(tmp_path / "cache", BASIS_KIND))
+    again = write_partitions(MatchupInputs(dearer, workers=1, max_pairs=MAX_PAIRS), keys, tmp_path / "again", dask,
+                             *caches)  # fmt: skip
+    assert all(w.reused or w.recosted for w in again) and sum(w.recosted for w in again) > 0
+    write_partitions(MatchupInputs(dearer, max_pairs=MAX_PAIRS), keys, tmp_path / "local", InProcessExecutor())
+    assert _digests(tmp_path / "again") == _digests(tmp_path / "local") != _digests(tmp_path / "first")
 
 
 def _square_after(gate: Path, n: int) -> int:
