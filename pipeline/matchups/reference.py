@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -15,7 +13,7 @@ import pyarrow.parquet as pq
 from pipeline.cache.parts import PartCache
 from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.pair_table import DIST_FIELD, SCHEMA, matchup_table
-from pipeline.matchups.partition import _engine
+from pipeline.matchups.partition import _engine, parquet_bytes
 from pipeline.matchups.sides import UnitOption, _group
 from pipeline.runtime import arrow_system_allocator
 from pipeline.units.engine import compute_matchups
@@ -85,13 +83,8 @@ def _by_faction(tables: Sequence[pa.Table], factions: Sequence[str]) -> dict[str
 
 
 def _keep(cache: PartCache, key: str, piece: pa.Table) -> None:
-    """The piece as a Parquet file in the cache (written beside its entry, then kept)."""
-    assert cache.folder is not None
-    cache.folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache.folder, prefix=".piece-") as tmp:
-        path = Path(tmp) / "piece.parquet"
-        pq.write_table(piece, path, compression="zstd")
-        cache.keep(key, path, {"rows": piece.num_rows})
+    """The piece as a Parquet file in the cache."""
+    cache.keep_bytes(key, parquet_bytes(piece), {"rows": piece.num_rows})
 
 
 def _phase_table(
