@@ -75,9 +75,10 @@ def write_release(
     reports as given, the release's place in its output folder and what changed since the previous release).
     `hashed`: sha256 of files already in the release (the matrix's, the cached `unit_matchups` files; by relative
     path), not read again."""
-    with ThreadPoolExecutor(max_workers=2) as pool:  # DuckDB's hashes and Polars' writers run beside Python's
+    with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME)
         tables = pool.submit(_write_tables, frames, release)
+        changes = pool.submit(change_summary, previous, frames)  # Polars joins against the previous release
         write_faction_documents(frames, release)
         site = write_site(frames, release, version)
         known = {**tables.result(), **(hashed or {})}
@@ -95,7 +96,7 @@ def write_release(
             reports=reports.as_dict(),
             release=release,
             publication=publication.as_dict(),
-            changes=change_summary(previous, frames),
+            changes=changes.result(),
             site=site.as_dict(),
             known_hashes={**known, **{f"feed/{entry['path']}": entry["sha256"] for entry in index["files"]}},
             table_hashes=table_hashes.result(),
