@@ -23,16 +23,20 @@ never of a catalogue, file or unit name alone. What a part reads:
 from __future__ import annotations
 
 import hashlib
+import json
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from pipeline.cache.entries import CacheWarning
 from pipeline.cache.fingerprint import ValueDigest, code_fingerprint, key_of, value_digest
+from pipeline.cache.parts import PartCache
 from pipeline.matchups.partition import MatchupInputs, PartitionKey, _engine
 from pipeline.matchups.sides import UnitOption
-from pipeline.units.engine import Solved, solved_on
-from pipeline.units.model import Phase, TargetUnit
+from pipeline.units.engine import solved_on
+from pipeline.units.model import AttackSide, Phase, TargetUnit
 from pipeline.units.signature import anti_keywords
 
 #: A solved call's memo key: scenario, phase and the attackers' Anti keywords.
@@ -42,6 +46,9 @@ Memo = tuple[str, Phase, frozenset[str]]
 MATCHUPS_KIND = "unit_matchups"
 VS_REFERENCE_KIND = "unit_vs_reference"
 
+
+#: The plan's `solved_on` results (each target's representative and defence digest) per Anti keyword set.
+PLAN_KIND = "unit_matchups_plan"
 
 #: The files' bases (`g0`, `g1`, ...: expected models slain per group of each row's target), by basis key.
 BASIS_KIND = "unit_matchups_basis"
@@ -60,19 +67,21 @@ class PartContent:
 class MatchupPartKeys:
     """Content keys of the `unit_matchups` files of one `MatchupInputs`, per chunk and target faction."""
 
-    def __init__(self, inputs: MatchupInputs) -> None:
+    def __init__(self, inputs: MatchupInputs, plans: PartCache | None = None) -> None:
         self.inputs = inputs
+        self.plans = plans
         self.digester = ValueDigest()
         self.faction_targets = {f: inputs.faction_targets(f) for f in inputs.target_factions}
+        target_digests = [self.digester.hexdigest(target_read(t)) for t in inputs.targets]
+        self.targets_digest = _joined(target_digests)
         self.faction_digests = {
-            f: _joined(self.digester.hexdigest(target_read(inputs.targets[i])) for i in index.tolist())
-            for f, index in self.faction_targets.items()
+            f: _joined(target_digests[i] for i in index.tolist()) for f, index in self.faction_targets.items()
         }
         self.faction_costs = {
             f: value_digest(tuple(target_costs(inputs.targets[i]) for i in index.tolist()))
             for f, index in self.faction_targets.items()
         }
-        self._solved: dict[Memo, tuple[Solved, list[str]]] = {}
+        self._solved: dict[Memo, tuple[np.ndarray, list[str]]] = {}
         self._represents: dict[tuple[Memo, str], tuple[str, list[int]]] = {}
         self._signatures: dict[TargetUnit, str] = {}
 
@@ -109,19 +118,45 @@ class MatchupPartKeys:
             return None
         memo = (scenario, phase, anti_keywords(sides))
         if memo not in self._solved:
-            targets = [t.target for t in self.inputs.targets if t.target is not None]
-            result = solved_on(_engine(scenario, 1), sides, targets)
-            digests = [self._signature(d) for d in result.defences]
-            self._solved[memo] = (result, [digests[d] for d in result.defence_of.tolist()])
+            key = key_of(PLAN_KIND, code_fingerprint(), scenario, phase.value, *sorted(memo[2]), self.targets_digest)
+            self._solved[memo] = self._cached_plan(key) or self._solve(scenario, sides, key)
         return memo
+
+    def _solve(self, scenario: str, sides: Sequence[AttackSide], key: str) -> tuple[np.ndarray, list[str]]:
+        """`solved_on` against every target: each target's representative and its defence's digest (kept in
+        the plan cache under `key`)."""
+        targets = [t.target for t in self.inputs.targets if t.target is not None]
+        result = solved_on(_engine(scenario, 1), sides, targets)
+        digests = [self._signature(d) for d in result.defences]
+        if self.plans is not None:
+            plan = {"digests": digests, "defence_of": result.defence_of.tolist(),
+                    "representative": result.representative.tolist()}  # fmt: skip
+            self.plans.keep_bytes(key, json.dumps(plan, separators=(",", ":")).encode())
+        return result.representative, [digests[d] for d in result.defence_of.tolist()]
+
+    def _cached_plan(self, key: str) -> tuple[np.ndarray, list[str]] | None:
+        """A plan kept by an earlier run whose targets read the same (their defences do not read costs)."""
+        found = self.plans.get(key) if self.plans is not None else None
+        if found is None:
+            return None
+        try:
+            plan = json.loads(found[0].read_bytes())
+            digests = [plan["digests"][d] for d in plan["defence_of"]]
+            representative = np.array(plan["representative"], dtype=np.int64)
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+            warnings.warn(f"cache plan ignored, recomputing: {found[0]}: {exc}", CacheWarning, stacklevel=2)
+            return None
+        if representative.shape != (2, len(digests)) or len(digests) != len(self.inputs.targets):
+            return None
+        return representative, digests
 
     def _represented(self, memo: Memo, faction: str) -> tuple[str, list[int]]:
         """For one solved call and one target faction: the digests of its targets' representatives, joined,
         and those representatives outside the faction (the helpers); the same for every chunk of the memo."""
         if (memo, faction) not in self._represents:
-            result, digests = self._solved[memo]
+            representative, digests = self._solved[memo]
             index = self.faction_targets[faction]
-            reps = result.representative[:, index]
+            reps = representative[:, index]
             self._represents[memo, faction] = (
                 _joined(digests[r] for r in reps.ravel().tolist()),
                 np.setdiff1d(reps, index).tolist(),

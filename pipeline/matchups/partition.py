@@ -307,6 +307,7 @@ def write_partitions(
     executor: Executor | None = None,
     cache: PartCache | None = None,
     bases: PartCache | None = None,
+    plans: PartCache | None = None,
 ) -> list[WrittenPartition]:
     """Every file of `keys`' chunks: placed from `cache` when its content key has an entry, re-costed when its
     basis key has one in `bases` (`matchups/recost.py`), else computed and written (and kept in the caches);
@@ -314,9 +315,9 @@ def write_partitions(
     factions whose files are missing only (with the helpers their pairs need), the largest tasks first, the
     re-costing ones last. Tasks write their own files when the executor's workers share this file system
     (`local_files`): only counts travel back, so no result is held twice; otherwise the driver writes (and
-    re-costs)."""
+    re-costs). `plans`: the plan's `solved_on` results, kept for runs whose targets read the same."""
     executor = executor or InProcessExecutor()
-    placed, tasks = plan_tasks(inputs, keys, release, cache, bases)
+    placed, tasks = plan_tasks(inputs, keys, release, cache, bases, plans)
     tasks = sorted(tasks, key=lambda k: (k.recost, -inputs.size(k)))  # the largest first: no long tail
     if getattr(executor, "local_files", False):
         done = executor.map(lambda k: write_parts(inputs, k, release, cache, bases), tasks)
@@ -338,6 +339,7 @@ def plan_tasks(
     release: Path,
     cache: PartCache | None,
     bases: PartCache | None = None,
+    plans: PartCache | None = None,
 ) -> tuple[list[WrittenPartition], list[PartitionKey]]:
     """The files the cache places into `release` now, and the tasks for the rest (each key narrowed to its
     missing target factions, with their helpers and keys): per chunk, one task re-costing the files whose basis
@@ -346,7 +348,7 @@ def plan_tasks(
         return [], [replace(k, target_factions=None, helpers=(), cache_keys=(), basis_keys=()) for k in keys]
     from pipeline.matchups.incremental import MatchupPartKeys  # digests every target: not for no file at all
 
-    parts = MatchupPartKeys(inputs)
+    parts = MatchupPartKeys(inputs, plans)
     placed: list[WrittenPartition] = []
     tasks: list[PartitionKey] = []
     for key in keys:

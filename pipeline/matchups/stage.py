@@ -14,7 +14,7 @@ from pipeline import config
 from pipeline.cache.parts import PartCache
 from pipeline.frame_types import table_schema
 from pipeline.matchups.fork_executor import ForkExecutor
-from pipeline.matchups.incremental import BASIS_KIND, MATCHUPS_KIND, VS_REFERENCE_KIND
+from pipeline.matchups.incremental import BASIS_KIND, MATCHUPS_KIND, PLAN_KIND, VS_REFERENCE_KIND
 from pipeline.matchups.partition import Executor, MatchupInputs, WrittenPartition, write_partitions
 from pipeline.matchups.reference import reference_units, unit_vs_reference
 from pipeline.matchups.sides import UnitOption, unit_options
@@ -123,8 +123,8 @@ def matchups_stage(
         max_pairs=config.MATCHUP_MAX_PAIRS,
     )
     files, pieces = PartCache(cache, MATCHUPS_KIND), PartCache(cache, VS_REFERENCE_KIND)
-    bases = PartCache(cache, BASIS_KIND)
-    written = write_partitions(inputs, inputs.keys(scenarios), release, executor, files, bases)
+    bases, plans = PartCache(cache, BASIS_KIND), PartCache(cache, PLAN_KIND)
+    written = write_partitions(inputs, inputs.keys(scenarios), release, executor, files, bases, plans)
     references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
     arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers, pieces)
     schema = table_schema(UnitVsReference)
@@ -151,7 +151,7 @@ def matchups_stage(
     # the key is unique (unit_points' key is (unit_id, models)); stable all the same, so that the order never
     # depends on how the pieces were assembled
     vs_reference = vs_reference.sort(list(UnitVsReference.KEY), maintain_order=True)
-    return MatchupOutcome(vs_reference, written, report, cached, (files, bases, pieces))
+    return MatchupOutcome(vs_reference, written, report, cached, (files, bases, plans, pieces))
 
 
 def _phases() -> list[Any]:

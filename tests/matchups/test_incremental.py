@@ -237,6 +237,34 @@ def test_a_basis_that_does_not_fit_is_ignored_and_the_file_computed(options: lis
     assert _digests(tmp_path / "again") == _digests(tmp_path / "fresh")
 
 
+def test_the_plan_is_kept_and_read_back_while_the_targets_read_the_same(
+    options: list[UnitOption], tmp_path: Path
+) -> None:
+    """The plan's `solved_on` results are cached by the targets' reads (no costs) and the attackers' Anti
+    keywords: a points change reads them back and gives the keys computing gives; a Toughness change does not."""
+    inputs = MatchupInputs(options, max_pairs=MAX_PAIRS)
+    keys = inputs.keys(["default"])
+
+    def contents(new: Sequence[UnitOption], plans: PartCache | None) -> list[dict[str, incremental.PartContent]]:
+        parts = MatchupPartKeys(MatchupInputs(new, max_pairs=MAX_PAIRS), plans)
+        return [parts.of(k) for k in keys]
+
+    first = PartCache(tmp_path, incremental.PLAN_KIND)
+    assert contents(options, first) == contents(options, None)
+    assert len(first.kept) == len(list((tmp_path / "parts" / incremental.PLAN_KIND).glob("*.json"))) > 1
+    dearer = _costed(options, CHANGED_UNIT, 5.0)
+    again = PartCache(tmp_path, incremental.PLAN_KIND)
+    assert contents(dearer, again) == contents(dearer, None) != contents(options, None)
+    assert again.kept == set() and again.used == first.kept  # every plan read back
+    tougher = PartCache(tmp_path, incremental.PLAN_KIND)
+    assert contents(_changed(options), tougher) == contents(_changed(options), None)
+    assert tougher.kept and tougher.kept.isdisjoint(first.kept) and tougher.used == tougher.kept
+    blob = next(iter(sorted((tmp_path / "parts" / incremental.PLAN_KIND).glob("*.bin"))))
+    blob.write_bytes(blob.read_bytes()[:-1] + b"x")
+    with pytest.warns(UserWarning, match="cache part ignored"):
+        assert contents(options, PartCache(tmp_path, incremental.PLAN_KIND)) == contents(options, None)
+
+
 def test_a_changed_field_changes_exactly_the_keys_that_read_it(options: list[UnitOption]) -> None:
     inputs = MatchupInputs(options, max_pairs=MAX_PAIRS)
     keys = inputs.keys(["default"])

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from pipeline import config
-from pipeline.matchups.incremental import MATCHUPS_KIND
+from pipeline.matchups.incremental import MATCHUPS_KIND, PLAN_KIND
 from pipeline.matchups.stage import matchups_stage
 from pipeline.run import run_pipeline
 from tests.matchups.test_fork_executor import _frames
@@ -70,8 +70,10 @@ def test_the_stage_with_a_warm_cache_publishes_the_cold_bytes(
     assert 0 < warm.cache.matchup_files_computed < files / 2
     # unit_vs_reference reads no Toughness of its attackers (test_vs_reference_pieces_warm_equal_cold: a weapon)
     assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
-    # the first run's versions of those parts, and their bases (the others' bases are kept for a change of costs)
-    assert warm.prune() == 2 * warm.cache.matchup_files_computed
+    # the first run's versions of those parts, and their bases (the others' bases are kept for a change of
+    # costs), and the first run's plans (a Toughness is read by the plan)
+    plans = len(list((cache / "parts" / PLAN_KIND).glob("*.json")))
+    assert warm.prune() == 2 * warm.cache.matchup_files_computed + plans // 2 and plans % 2 == 0
     assert warm.cache.matchup_files_recosted == 0  # a Toughness change is no change of costs
     again = matchups_stage(after, tmp_path / "again", cache=cache)
     assert again.cache.matchup_files_computed == again.cache.vs_reference_pieces_computed == again.prune() == 0
