@@ -265,7 +265,7 @@ def write_parts(
     if key.recost:
         return recost_parts(inputs, key, release, cache, bases)
     parts = computed_parts(inputs, key)
-    return [write_table(parts[f], key, f, release, cache, bases) for f in parts]  # fmt: skip
+    return [write_table(parts[f], key, f, release, cache, bases) for f in parts]
 
 
 def write_table(
@@ -295,6 +295,7 @@ def write_part_file(table: pa.Table, path: Path) -> None:
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
+    """A table the cache alone keeps (a basis, a `unit_vs_reference` piece) as Parquet bytes."""
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     return bytes(sink.getvalue().to_pybytes())
