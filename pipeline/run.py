@@ -143,9 +143,12 @@ def _run(
         )
         with stage("publish"):
             hashed = {**stored.matrix_hashes, **matchups.file_hashes}
-            published = write_release(release, version, frames, damage, run_reports, publication, previous, hashed)
+            published = write_release(
+                release, version, frames, damage, run_reports, publication, previous, hashed, cache
+            )
     matrix_cache.prune()  # published: the cached parts this run did not use go
     matchups.prune()
+    published.reuse.prune()
     latest = (output.path / config.LATEST_NAME).resolve()
     parts = {"damage_matrix": stored.partitions, **matchups.cache.partitions}
     recosted = {"unit_matchups": matchups.cache.matchup_files_recosted}

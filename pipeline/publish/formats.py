@@ -17,7 +17,7 @@ from typing import Any, Union
 
 import polars as pl
 
-from pipeline.ids import slug
+from pipeline.ids import file_sha256, slug
 from pipeline.publish.compact_json import compact_json
 from pipeline.reconcile.factions import NO_FACTION_NAME
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -56,28 +56,41 @@ def feed_rows(frame: pl.DataFrame, model: type[Record] | None) -> Iterator[dict[
         yield row
 
 
-def write_parquet_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
-    """`<table>.parquet` (zstd) for every table but the damage matrix."""
-    for table, frame in sorted(frames.items()):
-        if table in FEED_EXCLUDED:
-            continue
-        frame.write_parquet(release / f"{table}.parquet", compression="zstd", statistics=False)
+def published_tables(frames: Mapping[str, pl.DataFrame]) -> list[str]:
+    """The tables with a Parquet and a feed file (every one but the damage matrix), sorted."""
+    return sorted(table for table in frames if table not in FEED_EXCLUDED)
+
+
+def write_parquet_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> dict[str, str]:
+    """`<table>.parquet` (zstd) for every table but the damage matrix; returns each file's sha256 by table."""
+    written = {}
+    for table in published_tables(frames):
+        path = release / f"{table}.parquet"
+        frames[table].write_parquet(path, compression="zstd", statistics=False)
+        written[table] = file_sha256(str(path))
+    return written
+
+
+def feed_path(release: Path, table: str) -> Path:
+    return release / "feed" / f"{table}.ndjson"
+
+
+def write_feed_table(table: str, frame: pl.DataFrame, path: Path) -> None:
+    """One table's NDJSON feed file: Polars' writer, or row by row when JSON columns become objects."""
+    model = MODEL_BY_TABLE.get(table)
+    if model is None or not json_columns(model):
+        frame.write_ndjson(path)
+        return
+    with path.open("w", encoding="utf-8") as out:
+        for row in feed_rows(frame, model):
+            out.write(compact_json(row, sort_keys=False) + "\n")
 
 
 def write_feed(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
     """`feed/<table>.ndjson` for every table (damage_vs_reference included, the matrix not)."""
-    feed = release / "feed"
-    feed.mkdir(exist_ok=True)
-    for table, frame in sorted(frames.items()):
-        if table in FEED_EXCLUDED:
-            continue
-        model = MODEL_BY_TABLE.get(table)
-        if model is None or not json_columns(model):
-            frame.write_ndjson(feed / f"{table}.ndjson")
-            continue
-        with (feed / f"{table}.ndjson").open("w", encoding="utf-8") as out:
-            for row in feed_rows(frame, model):
-                out.write(compact_json(row, sort_keys=False) + "\n")
+    (release / "feed").mkdir(exist_ok=True)
+    for table in published_tables(frames):
+        write_feed_table(table, frames[table], feed_path(release, table))
 
 
 def faction_document_names(factions: Iterable[str]) -> dict[str, str]:

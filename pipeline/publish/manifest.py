@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -17,6 +18,7 @@ import pyarrow.compute as pc
 from pipeline import config
 from pipeline.errors import PublishError
 from pipeline.ids import file_sha256
+from pipeline.publish.table_reuse import TableReuse
 from pipeline.store.bounded import bounded_connect
 
 #: Rows of a table's sorted text per batch: ≈ 5 MB at the widest tables' ≈ 600 bytes a row, under glibc's
@@ -57,8 +59,9 @@ def file_hashes(release: Path, known: Mapping[str, str] | None = None) -> dict[s
     return found
 
 
-def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
-    """sha256 of each base table's rows (as text, sorted, one a line): equal contents, equal hash.
+def duckdb_content_hashes(db_path: Path, reuse: TableReuse | None = None) -> dict[str, str]:
+    """sha256 of each base table's rows (as text, sorted, one a line): equal contents, equal hash. `reuse`:
+    the hash of a table whose Parquet file is a cached one's is taken from the cache, not computed again.
 
     Rows are streamed from DuckDB's sort into the hash batch by batch (the hash of
     `string_agg(row, chr(10) ORDER BY row)`, never that string itself).
@@ -71,7 +74,9 @@ def duckdb_content_hashes(db_path: Path) -> dict[str, str]:
                 "SELECT table_name FROM duckdb_tables() WHERE table_name <> 'damage_matrix' ORDER BY 1"
             ).fetchall()
         ]
-        return {table: _table_hash(con, table) for table in tables}
+        if reuse is None:
+            return {table: _table_hash(con, table) for table in tables}
+        return {table: reuse.contents_hash(table, functools.partial(_table_hash, con, table)) for table in tables}
 
 
 def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:

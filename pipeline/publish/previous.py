@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline.ids import file_sha256
 from pipeline.publish.outdir import ReleaseInfo
 
 
@@ -27,3 +28,8 @@ class PreviousRelease:
         """A published table of the previous release, or None when it did not publish one."""
         path = self.folder / f"{name}.parquet"
         return pl.read_parquet(path) if path.is_file() else None
+
+    def parquet_sha256(self, name: str) -> str | None:
+        """sha256 of the previous release's `<name>.parquet` (read from the file, not its manifest), or None."""
+        path = self.folder / f"{name}.parquet"
+        return file_sha256(str(path)) if path.is_file() else None

@@ -7,6 +7,7 @@ JSON Schemas, the offline explorer (`site/`) and the manifest.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,30 +18,43 @@ import polars as pl
 
 from pipeline import __version__, config
 from pipeline.damage.matrix import DamageComputation
-from pipeline.publish.changes import table_changes
+from pipeline.publish.changes import TableChanges, table_changes
 from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
 from pipeline.publish.faction_schema import faction_document_schema
 from pipeline.publish.factions import write_faction_documents
 from pipeline.publish.feed_index import write_feed_index
-from pipeline.publish.formats import write_feed, write_json_schemas, write_parquet_tables
-from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, hash_files, write_manifest
+from pipeline.publish.formats import (
+    feed_path,
+    published_tables,
+    write_feed_table,
+    write_json_schemas,
+    write_parquet_tables,
+)
+from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, write_manifest
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.site.build import write_site
+from pipeline.publish.table_reuse import TableReuse
 from pipeline.reports import RunReports
 from pipeline.store.ddl import MODEL_BY_TABLE
 
 
 @dataclass(frozen=True)
 class Published:
-    """What publishing wrote: rows per published table (the feed's slice included) and the manifest."""
+    """What publishing wrote: rows per published table (the feed's slice included), the manifest, and what it
+    reused of unchanged tables."""
 
     row_counts: dict[str, int]
     manifest: dict[str, Any]
+    reuse: TableReuse  # its caches are pruned by the run once the release is in place
 
 
-def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.DataFrame]) -> dict[str, Any]:
-    """Rows added, removed and changed per keyed table since the previous release (by key)."""
+def change_summary(
+    previous: PreviousRelease | None, frames: Mapping[str, pl.DataFrame], parquet: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Rows added, removed and changed per keyed table since the previous release (by key). `parquet`: the
+    sha256 of this release's `<table>.parquet` files; a table whose file is byte for byte the previous
+    release's has the same rows, so nothing changed and it is not compared."""
     if previous is None:
         return {"against": None, "tables": {}}
     tables = {}
@@ -48,17 +62,23 @@ def change_summary(previous: PreviousRelease | None, frames: Mapping[str, pl.Dat
         model = MODEL_BY_TABLE.get(table)
         if model is None or not model.KEY or table == "damage_matrix":
             continue
+        if parquet is not None and table in parquet and previous.parquet_sha256(table) == parquet[table]:
+            tables[table] = TableChanges([], [], []).counts()
+            continue
         tables[table] = table_changes(previous.table(table), frame, model.KEY).counts()
     return {"against": previous.version, "tables": tables}
 
 
-def _write_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> dict[str, str]:
-    """The tables' Parquet and NDJSON files (mostly Polars' own writers, which release the GIL); returns the
-    sha256 of those (hashlib releases the GIL too), by relative path."""
-    write_parquet_tables(frames, release)
-    write_feed(frames, release)
-    written = [*release.glob("*.parquet"), *(release / "feed").glob("*.ndjson")]
-    return hash_files(release, sorted(p for p in written if p.is_file()))
+def _write_feed(frames: Mapping[str, pl.DataFrame], release: Path, reuse: TableReuse) -> dict[str, str]:
+    """Every table's feed file (Polars' writer mostly, which releases the GIL), placed from the cache when the
+    table is unchanged; their sha256 by relative path."""
+    (release / "feed").mkdir(exist_ok=True)
+    hashes = {}
+    for table in published_tables(frames):
+        path = feed_path(release, table)
+        write = functools.partial(write_feed_table, table, frames[table])
+        hashes[path.relative_to(release).as_posix()] = reuse.feed_file(table, path, write)
+    return hashes
 
 
 def write_release(
@@ -70,18 +90,22 @@ def write_release(
     publication: Publication,
     previous: PreviousRelease | None = None,
     hashed: Mapping[str, str] | None = None,
+    cache: Path | None = None,
 ) -> Published:
     """Parquet, NDJSON feed, faction documents, explorer site, feed index, JSON Schemas, manifest (with the
     reports as given, the release's place in its output folder and what changed since the previous release).
     `hashed`: sha256 of files already in the release (the matrix's, the cached `unit_matchups` files; by relative
-    path), not read again."""
+    path), not read again. `cache`: the run's cache folder, where an unchanged table's feed file and contents
+    hash are found (`table_reuse`)."""
+    parquet = write_parquet_tables(frames, release)  # first: what follows is keyed by these files' hashes
+    reuse = TableReuse.of(cache, parquet)
     with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
-        table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME)
-        tables = pool.submit(_write_tables, frames, release)
-        changes = pool.submit(change_summary, previous, frames)  # Polars joins against the previous release
+        table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse)
+        feed = pool.submit(_write_feed, frames, release, reuse)
+        changes = pool.submit(change_summary, previous, frames, parquet)  # Polars joins against the previous
         write_faction_documents(frames, release)
         site = write_site(frames, release, version)
-        known = {**tables.result(), **(hashed or {})}
+        known = {**{f"{table}.parquet": sha for table, sha in parquet.items()}, **feed.result(), **(hashed or {})}
         counts = {name: frame.height for name, frame in frames.items()}
         counts["damage_matrix"] = damage.cells
         index = write_feed_index(release, version, counts, known)
@@ -102,4 +126,4 @@ def write_release(
             table_hashes=table_hashes.result(),
         )
     write_manifest(manifest, release)
-    return Published(counts, manifest)
+    return Published(counts, manifest, reuse)

@@ -1,0 +1,66 @@
+"""What an unchanged table lets a run reuse: its feed file and its DuckDB contents' hash, found by the sha256 of
+its Parquet file (docs/releases.md#unchanged-tables).
+
+A table's Parquet bytes are a function of its rows (the writer is deterministic, and bytes that decode alike
+are the same rows), and its NDJSON file and the hash of its rows in DuckDB are functions of those rows and the
+code (libraries included, which the code fingerprint covers). So both are cached under the code fingerprint,
+the table and its Parquet's sha256, and a run whose table hashes as a cached one's places or reads them
+instead of writing and hashing them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.cache.fingerprint import code_fingerprint, key_of
+from pipeline.cache.parts import PartCache
+from pipeline.ids import file_sha256
+
+#: Cache kinds (`<cache>/parts/<kind>/`).
+FEED_KIND = "feed"
+CONTENTS_KIND = "duckdb_contents"
+
+
+@dataclass(frozen=True)
+class TableReuse:
+    """The sha256 of each `<table>.parquet` this run wrote, and the two caches keyed by them."""
+
+    parquet: Mapping[str, str]
+    feed: PartCache
+    contents: PartCache
+
+    @classmethod
+    def of(cls, cache: Path | None, parquet: Mapping[str, str]) -> TableReuse:
+        """`cache`: the run's cache folder (None: nothing is reused or kept)."""
+        return cls(dict(parquet), PartCache(cache, FEED_KIND), PartCache(cache, CONTENTS_KIND))
+
+    def key(self, kind: str, table: str) -> str | None:
+        """The cache key of `table`'s `kind` entry (None: the table has no Parquet file this run)."""
+        sha = self.parquet.get(table)
+        return None if sha is None else key_of(code_fingerprint(), kind, table, sha)
+
+    def feed_file(self, table: str, path: Path, write: Callable[[Path], None]) -> str:
+        """`path` placed from the cache when `table` is unchanged, else written by `write` (and kept); its sha256."""
+        key = self.key(FEED_KIND, table)
+        placed = self.feed.place(key, path) if key is not None else None
+        if placed is not None:
+            return placed.sha256
+        write(path)
+        return self.feed.keep(key, path).sha256 if key is not None else file_sha256(str(path))
+
+    def contents_hash(self, table: str, compute: Callable[[], str]) -> str:
+        """The hash of `table`'s rows in DuckDB: the cached one when `table` is unchanged, else `compute()`."""
+        key = self.key(CONTENTS_KIND, table)
+        found = self.contents.get(key) if key is not None else None
+        if found is not None:
+            return found[0].read_text(encoding="ascii")
+        digest = compute()
+        if key is not None:
+            self.contents.keep_bytes(key, digest.encode("ascii"))
+        return digest
+
+    def prune(self) -> int:
+        """Drop the cached feed files and hashes this run did not use (after it published)."""
+        return self.feed.prune() + self.contents.prune()
