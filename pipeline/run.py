@@ -150,7 +150,7 @@ def _run(
     matchups.prune()
     published.reuse.prune()
     latest = (output.path / config.LATEST_NAME).resolve()
-    parts = {"damage_matrix": stored.partitions, **matchups.cache.partitions}
+    parts = {"damage_matrix": stored.partitions, **matchups.cache.partitions, "feed": published.reuse.feed_files}
     recosted = {"unit_matchups": matchups.cache.matchup_files_recosted}
     return RunResult(
         version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused, parts, recosted

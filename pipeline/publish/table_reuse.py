@@ -61,6 +61,12 @@ class TableReuse:
             self.contents.keep_bytes(key, digest.encode("ascii"))
         return digest
 
+    @property
+    def feed_files(self) -> tuple[int, int]:
+        """Feed files written by this run, and placed from the cache (its tables unchanged)."""
+        placed = len(self.feed.used - self.feed.kept)
+        return len(self.parquet) - placed, placed
+
     def prune(self) -> int:
         """Drop the cached feed files and hashes this run did not use (after it published)."""
         return self.feed.prune() + self.contents.prune()

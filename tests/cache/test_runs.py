@@ -108,7 +108,8 @@ def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
     first: RunResult, pages: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A blank line at the end of a page moves its sha256 (a new version) but no engine input: every scenario's
-    matrix file is placed from the cache, with the bytes a run without a cache writes."""
+    matrix file is placed from the cache, and every table's feed file but that of `sources` (which holds the
+    page's sha256), with the bytes a run without a cache writes."""
     changed = tmp_path / "pages"
     shutil.copytree(pages, changed)
     page = sorted(changed.iterdir())[0]
@@ -118,6 +119,7 @@ def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
     said = invoke("run", "--input", changed, "--out", out)
     assert said.exit_code == 0, said.output
     assert "damage_matrix: 0 partitions computed, 5 from the cache" in said.stderr
+    assert "feed: 1 partitions computed, 34 from the cache" in said.stderr  # only `sources` (the page's sha256)
     result = run_pipeline([changed], out)  # the same inputs again: the release is reused
     assert result.reused and result.version != first.version
     assert len(list((out / config.CACHE_DIRNAME / "parts" / "damage_matrix").glob("*.json"))) == 5  # pruned to these
