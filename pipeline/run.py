@@ -33,6 +33,7 @@ from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.reuse import ReusedRelease, remember_release, removed_on_failure, reusable_release
 from pipeline.publish.writer import write_release
 from pipeline.quality.gx_runner import start_gx_import
+from pipeline.quality.memo import QualityMemo
 from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
@@ -134,23 +135,30 @@ def _run(
             stored = store_stage(frames, damage, release, matrix_cache)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
         release_free_heap()
+        hashed = {**stored.matrix_hashes, **matchups.file_hashes, **stored.table_hashes}
+        memo = QualityMemo.of(cache, release, hashed)
         with stage("quality gates"):
             checks = check_release(frames, damage.cells, publication.previous, max_drop)
-            quality = quality_gate(release, checks=[checks])
+            quality = quality_gate(release, checks=[checks], memo=memo)
         release_free_heap()  # the tables GX read as pandas
         run_reports = RunReports(
             **reports, damage=damage.report, store=stored, quality=quality, matchups=matchups.report
         )
         with stage("publish"):
-            hashed = {**stored.matrix_hashes, **matchups.file_hashes}
             published = write_release(
-                release, version, frames, damage, run_reports, publication, previous, hashed, cache
+                release, version, frames, damage, run_reports, publication, previous, hashed, cache, stored.table_files
             )
     matrix_cache.prune()  # published: the cached parts this run did not use go
     matchups.prune()
+    memo.cache.prune()
     published.reuse.prune()
     latest = (output.path / config.LATEST_NAME).resolve()
-    parts = {"damage_matrix": stored.partitions, **matchups.cache.partitions, "feed": published.reuse.feed_files}
+    parts = {
+        "damage_matrix": stored.partitions,
+        **matchups.cache.partitions,
+        "quality": memo.suites,
+        "feed": published.reuse.feed_files,
+    }
     recosted = {"unit_matchups": matchups.cache.matchup_files_recosted}
     return RunResult(
         version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused, parts, recosted

@@ -1,8 +1,8 @@
 """Write the remaining published formats of one release into its (staging) folder.
 
-The store stage has already written the DuckDB file and the damage matrix's Parquet;
-publishing adds the table Parquet files, the feed (tables, faction documents, index), the
-JSON Schemas, the offline explorer (`site/`) and the manifest.
+The store stage has already written the DuckDB file, the damage matrix's Parquet and each table's Parquet;
+publishing adds the feed (tables, faction documents, index), the JSON Schemas, the offline explorer (`site/`)
+and the manifest.
 """
 
 from __future__ import annotations
@@ -91,13 +91,16 @@ def write_release(
     previous: PreviousRelease | None = None,
     hashed: Mapping[str, str] | None = None,
     cache: Path | None = None,
+    tables: Mapping[str, str] | None = None,
 ) -> Published:
-    """Parquet, NDJSON feed, faction documents, explorer site, feed index, JSON Schemas, manifest (with the
-    reports as given, the release's place in its output folder and what changed since the previous release).
+    """The tables' Parquet (unless the store wrote them), NDJSON feed, faction documents, explorer site, feed
+    index, JSON Schemas, manifest (with the reports as given, the release's place in its output folder and what
+    changed since the previous release).
     `hashed`: sha256 of files already in the release (the matrix's, the cached `unit_matchups` files; by relative
     path), not read again. `cache`: the run's cache folder, where an unchanged table's feed file and contents
-    hash are found (`table_reuse`)."""
-    parquet = write_parquet_tables(frames, release)  # first: what follows is keyed by these files' hashes
+    hash are found (`table_reuse`). `tables`: the sha256 of each `<table>.parquet` the store wrote (None:
+    they are written here)."""
+    parquet = dict(tables) if tables is not None else write_parquet_tables(frames, release)  # keys what follows
     reuse = TableReuse.of(cache, parquet)
     with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse)

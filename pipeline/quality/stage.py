@@ -21,6 +21,7 @@ from pipeline.errors import QualityGateError
 from pipeline.publish.outdir import REJECTED_DIRNAME
 from pipeline.quality.batches import Batch, existing_tables, fetch_batch, reading_cursor
 from pipeline.quality.gx_runner import GxRunner
+from pipeline.quality.memo import QualityMemo
 from pipeline.quality.report import QUALITY_DIRNAME, QualityReport, QualitySummary, TableReport
 from pipeline.quality.suites import SuiteFormatError, SuiteSpec, load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -44,25 +45,43 @@ def _report(runner: GxRunner, suite: SuiteSpec, batch: Batch) -> TableReport:
     return TableReport(suite.table, batch.status, batch.rows, tuple(runner.validate(suite, batch.frame, batch.key)))
 
 
-def run_quality(con: duckdb.DuckDBPyConnection, *, suites_dir: Path = config.EXPECTATIONS_DIR) -> QualityReport:
+def run_quality(
+    con: duckdb.DuckDBPyConnection, *, suites_dir: Path = config.EXPECTATIONS_DIR, memo: QualityMemo | None = None
+) -> QualityReport:
     """Validate every table of the store against its suite (`report.write(dir)` writes `quality/`).
 
     Absent or empty tables are checked as empty (see `batches`) and reported with their status. The
     summary queries (tables too large to load) run in DuckDB on a worker thread while GX imports and
     validates the other tables: DuckDB releases the GIL (docs/quality.md#speed). On a connection whose
     configuration is locked (`dataslate quality` reads releases sandboxed) they run after the others.
+    `memo`: a suite whose relations' files are those of a cached run takes that run's outcomes (`memo.py`).
     """
     suites = load_suites(suites_dir)
     present = existing_tables(con)
     checked = [s for s in suites if s.table in present or s.table in MODEL_BY_TABLE]
-    summaries = [s for s in checked if s.summary_sql is not None]
     reports = {s.table: TableReport(s.table, "absent", 0, ()) for s in suites}
+    keys = {s.table: memo.key(s) for s in checked} if memo is not None else {}
+    remembered = {t: r for t, key in keys.items() if memo is not None and (r := memo.get(key)) is not None}
+    reports.update(remembered)
+    todo = [s for s in checked if s.table not in remembered]
+    if todo:
+        reports.update(_validate(con, todo, present))
+    if memo is not None:
+        for suite in todo:
+            memo.keep(keys.get(suite.table), reports[suite.table])
+    return QualityReport(tables=[reports[s.table] for s in suites])
+
+
+def _validate(con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str]) -> dict[str, TableReport]:
+    """Each suite's report: the summary queries on a worker thread (its own cursor) while GX validates the rest."""
+    summaries = [s for s in suites if s.summary_sql is not None]
+    reports = {}
     cursor = reading_cursor(con)
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             summarised = pool.submit(_fetch_each, cursor, summaries, present) if cursor else None
             runner = GxRunner()
-            for suite in checked:
+            for suite in suites:
                 if suite.summary_sql is None:
                     reports[suite.table] = _report(runner, suite, _fetch(con, suite, present))
             batches = summarised.result() if summarised else _fetch_each(con, summaries, present)
@@ -71,19 +90,23 @@ def run_quality(con: duckdb.DuckDBPyConnection, *, suites_dir: Path = config.EXP
     finally:
         if cursor is not None:
             cursor.close()
-    return QualityReport(tables=[reports[s.table] for s in suites])
+    return reports
 
 
 def quality_gate(
-    release: Path, *, checks: Sequence[TableReport] = (), suites_dir: Path = config.EXPECTATIONS_DIR
+    release: Path,
+    *,
+    checks: Sequence[TableReport] = (),
+    suites_dir: Path = config.EXPECTATIONS_DIR,
+    memo: QualityMemo | None = None,
 ) -> QualitySummary:
     """Check a staged release's DuckDB (the damage matrix included) and add `checks` (the release-level
-    ones); write `quality/`; raise if a critical gate failed.
+    ones); write `quality/`; raise if a critical gate failed. `memo`: outcomes of unchanged tables reused.
 
     Returns the compact summary that goes into `manifest.json`.
     """
     with open_store(release / config.DUCKDB_FILENAME) as con:
-        report = run_quality(con, suites_dir=suites_dir)
+        report = run_quality(con, suites_dir=suites_dir, memo=memo)
     report.tables.extend(checks)
     report.write(release)
     if not report.passed:

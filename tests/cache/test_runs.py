@@ -119,6 +119,9 @@ def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
     said = invoke("run", "--input", changed, "--out", out)
     assert said.exit_code == 0, said.output
     assert "damage_matrix: 0 partitions computed, 5 from the cache" in said.stderr
+    # the quality suites that read `sources` (its own, datasheets, findings, quarantine, rule_occurrences,
+    # source_checks) validate again; the other 31 read their outcomes back
+    assert "quality: 6 partitions computed, 31 from the cache" in said.stderr
     assert "feed: 1 partitions computed, 34 from the cache" in said.stderr  # only `sources` (the page's sha256)
     result = run_pipeline([changed], out)  # the same inputs again: the release is reused
     assert result.reused and result.version != first.version

@@ -64,7 +64,10 @@ def _publish(built: Built, frames: Mapping[str, pl.DataFrame], release: Path, ca
     stored = store_stage(frames, built.damage, release)
     quality = QualitySummary(passed=True, expectations=0, critical_failures=0, warnings=0, failed=())
     reports = RunReports(*built.reports, built.damage.report, stored, quality)
-    return write_release(release, "vtest", frames, built.damage, reports, Publication(1, None), cache=cache)
+    publication = Publication(1, None)
+    return write_release(
+        release, "vtest", frames, built.damage, reports, publication, cache=cache, tables=stored.table_files
+    )
 
 
 def _files(release: Path) -> dict[str, bytes]:

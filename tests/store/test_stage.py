@@ -15,6 +15,7 @@ from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dataset import Dataset
+from pipeline.ids import file_sha256
 from pipeline.normalise.weapon_abilities import parse_ability_list
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.store import build_frames, open_store, store_stage
@@ -68,6 +69,11 @@ def test_store_stage_holds_the_matrix_as_a_table_with_its_views(tmp_path: Path) 
     assert report.as_dict() == {"damage_matrix_in_duckdb": "table"}
     parts = sorted(p.parent.name for p in (tmp_path / "damage_matrix").glob("*/part-0.parquet"))
     assert parts == [f"scenario={s}" for s in SCENARIOS]
+    # each table's Parquet too, with the hash publishing and the quality gates key their reuse by
+    assert sorted(report.table_files) == sorted(name for name in frames if name != "damage_matrix")
+    for name, sha in report.table_files.items():
+        assert file_sha256(str(tmp_path / f"{name}.parquet")) == sha
+        assert pl.read_parquet(tmp_path / f"{name}.parquet").equals(frames[name])
     with open_store(tmp_path / config.DUCKDB_FILENAME) as con:
         assert con.execute("SELECT count(*) FROM damage_matrix").fetchone() == (cells,)
         # Sustained Hits 1, BS 5+: 3 attacks x (2/6 + 1/6 x 1) = 1.5 hits

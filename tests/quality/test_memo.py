@@ -1,0 +1,134 @@
+"""Quality outcomes reused from the cache when the files of every relation a suite reads hash as before: the
+report is the one a validation writes, byte for byte, and a changed table invalidates exactly the suites that
+read it."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline import config
+from pipeline.cache.entries import CacheWarning
+from pipeline.damage.matrix import DamageComputation
+from pipeline.damage.reference import reference_stage
+from pipeline.damage.reference_slice import damage_vs_reference
+from pipeline.damage.stage import damage_stage
+from pipeline.dedupe.stage import dedupe_stage
+from pipeline.quality.memo import MEMO_KIND, QualityMemo, read_relations
+from pipeline.quality.report import QUALITY_DIRNAME
+from pipeline.quality.stage import quality_gate
+from pipeline.quality.suites import load_suites
+from pipeline.reconcile.stage import reconcile_stage
+from pipeline.sources.registry import read_inputs
+from pipeline.store import build_frames, store_stage
+
+Frames = dict[str, pl.DataFrame]
+
+#: The suites whose table is `weapons` or whose SQL reads it (read in `expectations/`: `datasheets` counts
+#: datasheets without weapons, `sources` BSData sources without any, `damage_matrix.sql` joins it).
+READ_WEAPONS = {
+    "damage_matrix", "damage_vs_reference", "datasheet_loadouts", "datasheets", "sources", "unit_weapons",
+    "weapon_abilities", "weapons",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Built:
+    frames: Frames
+    damage: DamageComputation
+
+
+@pytest.fixture(scope="module")
+def built() -> Built:
+    deduped = dedupe_stage(read_inputs([config.RAW_PAGES_DIR]).dataset)
+    frames = build_frames(reference_stage(reconcile_stage(deduped.dataset).dataset).dataset)
+    damage = damage_stage(frames)
+    return Built({**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}, damage)
+
+
+def _stored(built: Built, frames: Frames, release: Path) -> dict[str, str]:
+    release.mkdir(parents=True)
+    stored = store_stage(frames, built.damage, release)
+    return {**stored.matrix_hashes, **stored.table_hashes}
+
+
+def _gate(release: Path, cache: Path | None, known: dict[str, str]) -> QualityMemo:
+    memo = QualityMemo.of(cache, release, known)
+    quality_gate(release, memo=memo)
+    return memo
+
+
+def _report(release: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((release / QUALITY_DIRNAME).iterdir())}
+
+
+def _renamed_weapon(frames: Frames) -> Frames:
+    weapons = frames["weapons"]
+    first = weapons["weapon_id"][0]
+    named = pl.when(pl.col("weapon_id") == first).then(pl.lit("Renamed gun")).otherwise(pl.col("name"))
+    return {**frames, "weapons": weapons.with_columns(named.alias("name"))}
+
+
+def test_a_release_checked_again_reads_every_outcome_back(built: Built, tmp_path: Path) -> None:
+    cache, release = tmp_path / "cache", tmp_path / "release"
+    known = _stored(built, built.frames, release)
+    first = _gate(release, cache, known)
+    suites = first.suites[0]
+    assert suites == len(load_suites(config.EXPECTATIONS_DIR)) and first.suites[1] == 0
+    written = _report(release)
+    shutil.rmtree(release / QUALITY_DIRNAME)
+    again = _gate(release, cache, known)
+    assert again.suites == (0, suites)
+    assert _report(release) == written  # summary.json and the page, byte for byte
+
+
+def test_a_changed_table_checks_again_the_suites_that_read_it(built: Built, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _gate(tmp_path / "first", cache, _stored(built, built.frames, tmp_path / "first"))
+    changed = _renamed_weapon(built.frames)
+    known = _stored(built, changed, tmp_path / "changed")
+    memo = _gate(tmp_path / "changed", cache, known)
+    assert memo.suites[0] == len(READ_WEAPONS)
+    assert {key for key in memo.cache.kept} == {memo.key(s) for s in load_suites() if s.table in READ_WEAPONS}
+    _stored(built, changed, tmp_path / "cold")
+    _gate(tmp_path / "cold", None, {})
+    assert _report(tmp_path / "changed") == _report(tmp_path / "cold")
+
+
+def test_an_outcome_changed_in_the_cache_is_not_trusted(built: Built, tmp_path: Path) -> None:
+    cache, release = tmp_path / "cache", tmp_path / "release"
+    known = _stored(built, built.frames, release)
+    _gate(release, cache, known)
+    written = _report(release)
+    blob = sorted((cache / "parts" / MEMO_KIND).rglob("*.bin"))[0]
+    blob.write_bytes(blob.read_bytes().replace(b'"success": true', b'"success": false'))
+    with pytest.warns(CacheWarning, match="missing or changed"):
+        again = _gate(release, cache, known)
+    assert again.suites[0] == 1
+    assert _report(release) == written
+
+
+@pytest.mark.parametrize(
+    ("table", "relations"),
+    [
+        ("datasheets", {"datasheets", "sources", "model_profiles", "points", "keywords", "weapons"}),
+        ("unit_loadouts", {"unit_loadouts", "unit_weapons", "unit_profiles", "unit_points"}),
+        ("unit_vs_reference", {"unit_vs_reference"}),  # its derived columns read its own rows only
+        ("unit_matchups", {"unit_matchups"}),
+    ],
+)
+def test_the_relations_a_suite_reads(table: str, relations: set[str]) -> None:
+    suite = next(s for s in load_suites() if s.table == table)
+    assert read_relations(suite) == relations
+
+
+def test_a_suite_reading_a_view_is_not_memoised(tmp_path: Path) -> None:
+    suite = next(s for s in load_suites() if s.table == "units")
+    viewing = type(suite)(suite.table, suite.description, {"x": "(SELECT count(*) FROM v_unit_summary)"}, ())
+    assert read_relations(viewing) is None
+    memo = QualityMemo.of(tmp_path / "cache", tmp_path, {})
+    assert memo.key(viewing) is None and memo.key(suite) is not None
