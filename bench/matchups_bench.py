@@ -82,7 +82,7 @@ def cli_wall(frames: dict[str, pl.DataFrame], folder: Path) -> dict[str, Any]:
     The folder holds the release's Parquet tables; the DuckDB file and manifest are empty stand-ins (the command
     reads neither, but finds a release by them).
     """
-    from pipeline.publish.formats import write_parquet_tables
+    from pipeline.store.parquet import write_parquet_tables
 
     write_parquet_tables(frames, folder)
     (folder / config.DUCKDB_FILENAME).touch()

@@ -41,9 +41,10 @@ def part_wahapedia() -> dict[str, Any]:
     """Parse + integrity + DuckDB + Parquet/NDJSON of the whole Wahapedia export."""
     from pipeline import config
     from pipeline.publish.factions import write_faction_documents
-    from pipeline.publish.formats import write_feed, write_parquet_tables
+    from pipeline.publish.formats import write_feed
     from pipeline.sources.registry import read_inputs
     from pipeline.store import build_frames, load_duckdb
+    from pipeline.store.parquet import write_parquet_tables
 
     def parse_and_publish() -> dict[str, float]:
         marks: dict[str, float] = {}

@@ -17,7 +17,7 @@ from typing import Any, Union
 
 import polars as pl
 
-from pipeline.ids import file_sha256, slug
+from pipeline.ids import slug
 from pipeline.publish.compact_json import compact_json
 from pipeline.reconcile.factions import NO_FACTION_NAME
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -59,16 +59,6 @@ def feed_rows(frame: pl.DataFrame, model: type[Record] | None) -> Iterator[dict[
 def published_tables(frames: Mapping[str, pl.DataFrame]) -> list[str]:
     """The tables with a Parquet and a feed file (every one but the damage matrix), sorted."""
     return sorted(table for table in frames if table not in FEED_EXCLUDED)
-
-
-def write_parquet_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> dict[str, str]:
-    """`<table>.parquet` (zstd) for every table but the damage matrix; returns each file's sha256 by table."""
-    written = {}
-    for table in published_tables(frames):
-        path = release / f"{table}.parquet"
-        frames[table].write_parquet(path, compression="zstd", statistics=False)
-        written[table] = file_sha256(str(path))
-    return written
 
 
 def feed_path(release: Path, table: str) -> Path:

@@ -28,7 +28,6 @@ from pipeline.publish.formats import (
     published_tables,
     write_feed_table,
     write_json_schemas,
-    write_parquet_tables,
 )
 from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, write_manifest
 from pipeline.publish.outdir import Publication
@@ -37,6 +36,7 @@ from pipeline.publish.site.build import write_site
 from pipeline.publish.table_reuse import TableReuse
 from pipeline.reports import RunReports
 from pipeline.store.ddl import MODEL_BY_TABLE
+from pipeline.store.parquet import write_parquet_tables
 
 
 @dataclass(frozen=True)

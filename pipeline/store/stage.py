@@ -20,8 +20,8 @@ from pipeline import config
 from pipeline.cache.parts import PartCache
 from pipeline.damage.expand import WrittenPart
 from pipeline.damage.matrix import DamageComputation
-from pipeline.publish.formats import write_parquet_tables
 from pipeline.store.load import DamageMatrixKind, attach_damage_matrix, attach_unit_matchups, load_duckdb
+from pipeline.store.parquet import write_parquet_tables
 
 
 @dataclass(frozen=True)

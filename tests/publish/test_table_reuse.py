@@ -20,7 +20,6 @@ from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_slice import damage_vs_reference
 from pipeline.damage.stage import damage_stage
 from pipeline.dedupe.stage import dedupe_stage
-from pipeline.publish.formats import write_parquet_tables
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.table_reuse import CONTENTS_KIND, FEED_KIND
@@ -30,6 +29,7 @@ from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports, StageReport
 from pipeline.sources.registry import read_inputs
 from pipeline.store import build_frames, store_stage
+from pipeline.store.parquet import write_parquet_tables
 
 Frames = dict[str, pl.DataFrame]
 
