@@ -7,59 +7,29 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from pipeline import config
 from pipeline.cache.entries import CacheWarning
-from pipeline.damage.matrix import DamageComputation
-from pipeline.damage.reference import reference_stage
-from pipeline.damage.reference_slice import damage_vs_reference
-from pipeline.damage.stage import damage_stage
-from pipeline.dedupe.stage import dedupe_stage
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.table_reuse import CONTENTS_KIND, FEED_KIND
 from pipeline.publish.writer import Published, change_summary, write_release
 from pipeline.quality.report import QualitySummary
-from pipeline.reconcile.stage import reconcile_stage
-from pipeline.reports import RunReports, StageReport
-from pipeline.sources.registry import read_inputs
-from pipeline.store import build_frames, store_stage
+from pipeline.reports import RunReports
+from pipeline.store import store_stage
 from pipeline.store.parquet import write_parquet_tables
-
-Frames = dict[str, pl.DataFrame]
-
-
-@dataclass(frozen=True)
-class Built:
-    frames: Frames
-    damage: DamageComputation
-    reports: tuple[StageReport, StageReport]
+from tests.seed_frames import SeedStages, renamed_weapon, seed_stages
 
 
 @pytest.fixture(scope="module")
-def built() -> Built:
-    deduped = dedupe_stage(read_inputs([config.RAW_PAGES_DIR]).dataset)
-    reconciled = reconcile_stage(deduped.dataset)
-    frames = build_frames(reference_stage(reconciled.dataset).dataset)
-    damage = damage_stage(frames)
-    frames = {**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}
-    return Built(frames, damage, (deduped.report, reconciled.report))
+def built() -> SeedStages:
+    return seed_stages()
 
 
-def _renamed_weapon(frames: Frames) -> Frames:
-    """One weapon's name changed: `weapons` (and nothing else) differs."""
-    weapons = frames["weapons"]
-    first = weapons["weapon_id"][0]
-    named = pl.when(pl.col("weapon_id") == first).then(pl.lit("Renamed gun")).otherwise(pl.col("name"))
-    return {**frames, "weapons": weapons.with_columns(named.alias("name"))}
-
-
-def _publish(built: Built, frames: Mapping[str, pl.DataFrame], release: Path, cache: Path | None) -> Published:
+def _publish(built: SeedStages, frames: Mapping[str, pl.DataFrame], release: Path, cache: Path | None) -> Published:
     release.mkdir(parents=True)
     stored = store_stage(frames, built.damage, release)
     quality = QualitySummary(passed=True, expectations=0, critical_failures=0, warnings=0, failed=())
@@ -83,14 +53,14 @@ def _placed(published: Published) -> set[str]:
     return published.reuse.feed.used - published.reuse.feed.kept
 
 
-def test_an_unchanged_table_reuses_its_feed_file_and_contents_hash(built: Built, tmp_path: Path) -> None:
+def test_an_unchanged_table_reuses_its_feed_file_and_contents_hash(built: SeedStages, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = _publish(built, built.frames, tmp_path / "first", cache)
     tables = len(first.reuse.parquet)
     assert (len(first.reuse.feed.kept), len(_placed(first))) == (tables, 0)
     assert len(first.reuse.contents.kept) == tables  # every table with a Parquet file is a DuckDB table here
 
-    changed = _renamed_weapon(built.frames)
+    changed = renamed_weapon(built.frames)
     again = _publish(built, changed, tmp_path / "again", cache)
     assert len(_placed(again)) == tables - 1  # all but `weapons`
     assert [k for k in again.reuse.feed.kept] == [again.reuse.key(FEED_KIND, "weapons")]
@@ -102,7 +72,7 @@ def test_an_unchanged_table_reuses_its_feed_file_and_contents_hash(built: Built,
     assert again.manifest == cold.manifest
 
 
-def test_a_cached_feed_file_or_hash_changed_in_place_is_not_trusted(built: Built, tmp_path: Path) -> None:
+def test_a_cached_feed_file_or_hash_changed_in_place_is_not_trusted(built: SeedStages, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = _publish(built, built.frames, tmp_path / "first", cache)
     (tmp_path / "first" / "feed" / "units.ndjson").write_text("{}\n")  # the release's file is the cache's link
@@ -116,18 +86,18 @@ def test_a_cached_feed_file_or_hash_changed_in_place_is_not_trusted(built: Built
     assert again.manifest["duckdb_contents_sha256"] == first.manifest["duckdb_contents_sha256"]
 
 
-def test_without_a_cache_nothing_is_kept_or_placed(built: Built, tmp_path: Path) -> None:
+def test_without_a_cache_nothing_is_kept_or_placed(built: SeedStages, tmp_path: Path) -> None:
     published = _publish(built, built.frames, tmp_path / "release", None)
     assert published.reuse.feed.used == set() and published.reuse.contents.used == set()
     assert not any(tmp_path.rglob("parts"))
 
 
-def test_a_table_whose_parquet_is_the_previous_releases_is_unchanged(built: Built, tmp_path: Path) -> None:
+def test_a_table_whose_parquet_is_the_previous_releases_is_unchanged(built: SeedStages, tmp_path: Path) -> None:
     previous_folder = tmp_path / "previous"
     previous_folder.mkdir()
     write_parquet_tables(built.frames, previous_folder)
     previous = PreviousRelease(previous_folder, "vprev")
-    changed = _renamed_weapon(built.frames)
+    changed = renamed_weapon(built.frames)
     current = tmp_path / "current"
     current.mkdir()
     parquet = write_parquet_tables(changed, current)

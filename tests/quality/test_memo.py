@@ -5,28 +5,18 @@ read it."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from pipeline import config
 from pipeline.cache.entries import CacheWarning
-from pipeline.damage.matrix import DamageComputation
-from pipeline.damage.reference import reference_stage
-from pipeline.damage.reference_slice import damage_vs_reference
-from pipeline.damage.stage import damage_stage
-from pipeline.dedupe.stage import dedupe_stage
 from pipeline.quality.memo import MEMO_KIND, QualityMemo, read_relations
 from pipeline.quality.report import QUALITY_DIRNAME
 from pipeline.quality.stage import quality_gate
 from pipeline.quality.suites import load_suites
-from pipeline.reconcile.stage import reconcile_stage
-from pipeline.sources.registry import read_inputs
-from pipeline.store import build_frames, store_stage
-
-Frames = dict[str, pl.DataFrame]
+from pipeline.store import store_stage
+from tests.seed_frames import Frames, SeedStages, renamed_weapon, seed_stages
 
 #: The suites whose table is `weapons` or whose SQL reads it (read in `expectations/`: `datasheets` counts
 #: datasheets without weapons, `sources` BSData sources without any, `damage_matrix.sql` joins it).
@@ -36,21 +26,12 @@ READ_WEAPONS = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Built:
-    frames: Frames
-    damage: DamageComputation
-
-
 @pytest.fixture(scope="module")
-def built() -> Built:
-    deduped = dedupe_stage(read_inputs([config.RAW_PAGES_DIR]).dataset)
-    frames = build_frames(reference_stage(reconcile_stage(deduped.dataset).dataset).dataset)
-    damage = damage_stage(frames)
-    return Built({**frames, "damage_vs_reference": damage_vs_reference(damage, frames)}, damage)
+def built() -> SeedStages:
+    return seed_stages()
 
 
-def _stored(built: Built, frames: Frames, release: Path) -> dict[str, str]:
+def _stored(built: SeedStages, frames: Frames, release: Path) -> dict[str, str]:
     release.mkdir(parents=True)
     stored = store_stage(frames, built.damage, release)
     return {**stored.matrix_hashes, **stored.table_hashes}
@@ -66,14 +47,7 @@ def _report(release: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((release / QUALITY_DIRNAME).iterdir())}
 
 
-def _renamed_weapon(frames: Frames) -> Frames:
-    weapons = frames["weapons"]
-    first = weapons["weapon_id"][0]
-    named = pl.when(pl.col("weapon_id") == first).then(pl.lit("Renamed gun")).otherwise(pl.col("name"))
-    return {**frames, "weapons": weapons.with_columns(named.alias("name"))}
-
-
-def test_a_release_checked_again_reads_every_outcome_back(built: Built, tmp_path: Path) -> None:
+def test_a_release_checked_again_reads_every_outcome_back(built: SeedStages, tmp_path: Path) -> None:
     cache, release = tmp_path / "cache", tmp_path / "release"
     known = _stored(built, built.frames, release)
     first = _gate(release, cache, known)
@@ -86,10 +60,10 @@ def test_a_release_checked_again_reads_every_outcome_back(built: Built, tmp_path
     assert _report(release) == written  # summary.json and the page, byte for byte
 
 
-def test_a_changed_table_checks_again_the_suites_that_read_it(built: Built, tmp_path: Path) -> None:
+def test_a_changed_table_checks_again_the_suites_that_read_it(built: SeedStages, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     _gate(tmp_path / "first", cache, _stored(built, built.frames, tmp_path / "first"))
-    changed = _renamed_weapon(built.frames)
+    changed = renamed_weapon(built.frames)
     known = _stored(built, changed, tmp_path / "changed")
     memo = _gate(tmp_path / "changed", cache, known)
     assert memo.suites[0] == len(READ_WEAPONS)
@@ -99,7 +73,7 @@ def test_a_changed_table_checks_again_the_suites_that_read_it(built: Built, tmp_
     assert _report(tmp_path / "changed") == _report(tmp_path / "cold")
 
 
-def test_an_outcome_changed_in_the_cache_is_not_trusted(built: Built, tmp_path: Path) -> None:
+def test_an_outcome_changed_in_the_cache_is_not_trusted(built: SeedStages, tmp_path: Path) -> None:
     cache, release = tmp_path / "cache", tmp_path / "release"
     known = _stored(built, built.frames, release)
     _gate(release, cache, known)
