@@ -150,7 +150,7 @@ def _run(
             )
     matrix_cache.prune()  # published: the cached parts this run did not use go
     matchups.prune()
-    memo.cache.prune()
+    memo.prune()
     published.reuse.prune()
     latest = (output.path / config.LATEST_NAME).resolve()
     parts = {

@@ -89,6 +89,10 @@ class QualityMemo:
         if key is not None:
             self.cache.keep_bytes(key, json.dumps(asdict(report)).encode())  # dicts keep their order
 
+    def prune(self) -> int:
+        """Drop the kept outcomes this run did not use (after it published)."""
+        return self.cache.prune()
+
     @property
     def suites(self) -> tuple[int, int]:
         """Suites this run validated and kept, and those whose outcomes it read from the cache."""
