@@ -8,6 +8,7 @@ Parquet and JSON objects in the feed.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import types
 import typing
@@ -19,6 +20,7 @@ import polars as pl
 
 from pipeline.ids import slug
 from pipeline.publish.compact_json import compact_json
+from pipeline.publish.table_reuse import TableReuse
 from pipeline.reconcile.factions import NO_FACTION_NAME
 from pipeline.store.ddl import MODEL_BY_TABLE
 from schemas.columns import DESCRIPTIONS, ID_PATTERNS
@@ -56,13 +58,9 @@ def feed_rows(frame: pl.DataFrame, model: type[Record] | None) -> Iterator[dict[
         yield row
 
 
-def published_tables(frames: Mapping[str, pl.DataFrame]) -> list[str]:
-    """The tables with a Parquet and a feed file (every one but the damage matrix), sorted."""
+def feed_tables(frames: Mapping[str, pl.DataFrame]) -> list[str]:
+    """The tables with a feed file (every one but the damage matrix), sorted."""
     return sorted(table for table in frames if table not in FEED_EXCLUDED)
-
-
-def feed_path(release: Path, table: str) -> Path:
-    return release / "feed" / f"{table}.ndjson"
 
 
 def write_feed_table(table: str, frame: pl.DataFrame, path: Path) -> None:
@@ -76,11 +74,17 @@ def write_feed_table(table: str, frame: pl.DataFrame, path: Path) -> None:
             out.write(compact_json(row, sort_keys=False) + "\n")
 
 
-def write_feed(frames: Mapping[str, pl.DataFrame], release: Path) -> None:
-    """`feed/<table>.ndjson` for every table (damage_vs_reference included, the matrix not)."""
+def write_feed(frames: Mapping[str, pl.DataFrame], release: Path, reuse: TableReuse | None = None) -> dict[str, str]:
+    """`feed/<table>.ndjson` for every table (damage_vs_reference included, the matrix not), each placed from the
+    cache instead when `reuse` knows its table unchanged (`table_reuse.py`); their sha256 by relative path."""
+    reuse = reuse if reuse is not None else TableReuse.of(None, {})
     (release / "feed").mkdir(exist_ok=True)
-    for table in published_tables(frames):
-        write_feed_table(table, frames[table], feed_path(release, table))
+    hashes = {}
+    for table in feed_tables(frames):
+        path = release / "feed" / f"{table}.ndjson"
+        write = functools.partial(write_feed_table, table, frames[table])
+        hashes[path.relative_to(release).as_posix()] = reuse.feed_file(table, path, write)
+    return hashes
 
 
 def faction_document_names(factions: Iterable[str]) -> dict[str, str]:

@@ -7,7 +7,6 @@ and the manifest.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,12 +22,7 @@ from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
 from pipeline.publish.faction_schema import faction_document_schema
 from pipeline.publish.factions import write_faction_documents
 from pipeline.publish.feed_index import write_feed_index
-from pipeline.publish.formats import (
-    feed_path,
-    published_tables,
-    write_feed_table,
-    write_json_schemas,
-)
+from pipeline.publish.formats import write_feed, write_json_schemas
 from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, write_manifest
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
@@ -69,18 +63,6 @@ def change_summary(
     return {"against": previous.version, "tables": tables}
 
 
-def _write_feed(frames: Mapping[str, pl.DataFrame], release: Path, reuse: TableReuse) -> dict[str, str]:
-    """Every table's feed file (Polars' writer mostly, which releases the GIL), placed from the cache when the
-    table is unchanged; their sha256 by relative path."""
-    (release / "feed").mkdir(exist_ok=True)
-    hashes = {}
-    for table in published_tables(frames):
-        path = feed_path(release, table)
-        write = functools.partial(write_feed_table, table, frames[table])
-        hashes[path.relative_to(release).as_posix()] = reuse.feed_file(table, path, write)
-    return hashes
-
-
 def write_release(
     release: Path,
     version: str,
@@ -104,7 +86,7 @@ def write_release(
     reuse = TableReuse.of(cache, parquet)
     with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse)
-        feed = pool.submit(_write_feed, frames, release, reuse)
+        feed = pool.submit(write_feed, frames, release, reuse)
         changes = pool.submit(change_summary, previous, frames, parquet)  # Polars joins against the previous
         write_faction_documents(frames, release)
         site = write_site(frames, release, version)
