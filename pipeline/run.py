@@ -152,12 +152,14 @@ def _run(
     matchups.prune()
     memo.prune()
     published.reuse.prune()
+    published.documents.prune()
     latest = (output.path / config.LATEST_NAME).resolve()
     parts = {
         "damage_matrix": stored.partitions,
         **matchups.cache.partitions,
         "quality": memo.suites,
         "feed": published.reuse.feed_files,
+        "faction_documents": published.documents.documents,
     }
     recosted = {"unit_matchups": matchups.cache.matchup_files_recosted}
     return RunResult(

@@ -9,6 +9,7 @@ the rule text of every weapon ability its weapons use. Layout: docs/dataset.md#r
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,8 +18,10 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.cache.fingerprint import code_fingerprint, key_of, rows_digest, value_digest
 from pipeline.errors import PublishError
 from pipeline.publish.compact_json import compact_json
+from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache
 from pipeline.publish.formats import document_factions, faction_document_names, feed_rows
 from pipeline.reconcile.keys import fold
 from pipeline.runtime import cyclic_gc_paused
@@ -69,13 +72,18 @@ class Lookups:
     ability_rules: dict[str, Row]
 
 
+def golden_damage(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows and columns of `damage_vs_reference` a card reads: golden weapons, their outputs."""
+    return frame.filter(pl.col("golden")).select("unit_id", "weapon_id", "scenario", "profile_id", *DAMAGE_OUTPUTS)
+
+
 def _damage(frames: Mapping[str, pl.DataFrame]) -> dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]]:
     """(unit_id, weapon_id) -> scenario -> reference profile -> outputs, golden weapons only."""
     found: dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]] = {}
     frame = frames.get("damage_vs_reference")
     if frame is None:
         return found
-    golden = frame.filter(pl.col("golden")).select("unit_id", "weapon_id", "scenario", "profile_id", *DAMAGE_OUTPUTS)
+    golden = golden_damage(frame)
     damage, per_100 = DAMAGE_OUTPUTS
     columns = (column.to_list() for column in golden.get_columns())  # a list per column: no tuple built per row
     for unit_id, weapon_id, scenario, profile_id, value, per_100_value in zip(*columns, strict=True):
@@ -152,6 +160,10 @@ class Shared:
     ability_rules: dict[str, Row]
 
 
+#: Tables `shared_lookups` reads whole.
+SHARED_TABLES = ("datasheets", "leaders", *(table for _, _, table in LINKED.values()), "rules")
+
+
 def shared_lookups(frames: Mapping[str, pl.DataFrame]) -> Shared:
     sheets = frames.get("datasheets")
     pairs = [] if sheets is None else sheets.select("datasheet_id", "unit_id").drop_nulls("unit_id").iter_rows()
@@ -170,12 +182,12 @@ def faction_frames(frames: Mapping[str, pl.DataFrame], unit_ids: list[str]) -> d
     """The rows of `BY_UNIT` and `BY_DATASHEET` tables that the cards of `unit_ids` read, in table order: a
     faction's rows become Python objects one faction at a time (docs/scaling.md#where-the-memory-goes)."""
     units = pl.Series(unit_ids, dtype=pl.String)
-    sliced = {t: frames[t].filter(pl.col("unit_id").is_in(units)) for t in BY_UNIT if t in frames}
+    sliced = {t: frames[t].filter(pl.col("unit_id").is_in(units.implode())) for t in BY_UNIT if t in frames}
     sheets = sliced.get("datasheets")
     sheet_ids = pl.Series([], dtype=pl.String) if sheets is None else sheets["datasheet_id"]
     for table in BY_DATASHEET:
         if table in frames:
-            sliced[table] = frames[table].filter(pl.col("datasheet_id").is_in(sheet_ids))
+            sliced[table] = frames[table].filter(pl.col("datasheet_id").is_in(sheet_ids.implode()))
     return sliced
 
 
@@ -263,19 +275,43 @@ def faction_file_names(factions: Iterable[str]) -> dict[str, str]:
     return names
 
 
-def write_faction_documents(frames: Mapping[str, pl.DataFrame], release: Path) -> list[str]:
+def write_faction_documents(
+    frames: Mapping[str, pl.DataFrame], release: Path, cache: DocumentCache | None = None
+) -> list[str]:
     """One JSON document per faction (not the pseudo faction of units of no faction), each built from its
-    faction's rows only, with the cyclic GC paused: the cards are millions of acyclic dicts and lists."""
+    faction's rows only, with the cyclic GC paused: the cards are millions of acyclic dicts and lists.
+    `cache`: a document whose rows are those of a cached one is placed from it (`document_key`)."""
     folder = release / "feed" / "factions"
     folder.mkdir(parents=True, exist_ok=True)
+    cache = DocumentCache.of(None) if cache is None else cache
     shared = shared_lookups(frames)
+    shared_key = shared_digest(frames) if cache.enabled else ""
     by_faction = _grouped(_rows(frames, "units"), "faction")
     written = []
     with cyclic_gc_paused():
         for faction, name in faction_file_names(document_factions(frames)).items():
             units = by_faction[faction]
-            found = lookups(faction_frames(frames, [u["unit_id"] for u in units]), shared)
-            document = faction_document(faction, units, found)
-            (folder / name).write_text(compact_json(document, sort_keys=True) + "\n")
+            sliced = faction_frames(frames, [u["unit_id"] for u in units])
+            key = functools.partial(document_key, name, shared_key, units, sliced)
+            cache.file(key, folder / name, functools.partial(_write_document, faction, units, sliced, shared))
             written.append(name)
     return written
+
+
+def _write_document(
+    faction: str, units: list[Row], sliced: Mapping[str, pl.DataFrame], shared: Shared, path: Path
+) -> None:
+    document = faction_document(faction, units, lookups(sliced, shared))
+    path.write_text(compact_json(document, sort_keys=True) + "\n")
+
+
+def shared_digest(frames: Mapping[str, pl.DataFrame]) -> str:
+    """Digest of the whole tables every document reads (`SHARED_TABLES`)."""
+    return value_digest(*(rows_digest(frames[t]) if t in frames else None for t in SHARED_TABLES))
+
+
+def document_key(name: str, shared: str, units: list[Row], sliced: Mapping[str, pl.DataFrame]) -> str:
+    """A document's cache key: its file name, the shared tables' digest, its units' rows and the rows of its
+    slices (of `damage_vs_reference` only what a card reads), with the code fingerprint."""
+    parts = {t: rows_digest(golden_damage(f) if t == "damage_vs_reference" else f) for t, f in sliced.items()}
+    return key_of(code_fingerprint(), DOCUMENTS_KIND, name, shared, value_digest(units, sorted(parts.items())))

@@ -18,6 +18,7 @@ import polars as pl
 from pipeline import __version__, config
 from pipeline.damage.matrix import DamageComputation
 from pipeline.publish.changes import TableChanges, table_changes
+from pipeline.publish.document_cache import DocumentCache
 from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
 from pipeline.publish.faction_schema import faction_document_schema
 from pipeline.publish.factions import write_faction_documents
@@ -41,6 +42,7 @@ class Published:
     row_counts: dict[str, int]
     manifest: dict[str, Any]
     reuse: TableReuse  # its caches are pruned by the run once the release is in place
+    documents: DocumentCache  # likewise
 
 
 def change_summary(
@@ -80,15 +82,17 @@ def write_release(
     changed since the previous release).
     `hashed`: sha256 of files already in the release (the matrix's, the cached `unit_matchups` files; by relative
     path), not read again. `cache`: the run's cache folder, where an unchanged table's feed file and contents
-    hash are found (`table_reuse`). `tables`: the sha256 of each `<table>.parquet` the store wrote (None:
+    hash are found (`table_reuse`), and the faction documents built from unchanged rows (`document_cache`).
+    `tables`: the sha256 of each `<table>.parquet` the store wrote (None:
     they are written here)."""
     parquet = dict(tables) if tables is not None else write_parquet_tables(frames, release)  # keys what follows
     reuse = TableReuse.of(cache, parquet)
+    documents = DocumentCache.of(cache)
     with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse)
         feed = pool.submit(write_feed, frames, release, reuse)
         changes = pool.submit(change_summary, previous, frames, parquet)  # Polars joins against the previous
-        write_faction_documents(frames, release)
+        write_faction_documents(frames, release, documents)
         site = write_site(frames, release, version)
         known = {**{f"{table}.parquet": sha for table, sha in parquet.items()}, **feed.result(), **(hashed or {})}
         counts = {name: frame.height for name, frame in frames.items()}
@@ -111,4 +115,4 @@ def write_release(
             table_hashes=table_hashes.result(),
         )
     write_manifest(manifest, release)
-    return Published(counts, manifest, reuse)
+    return Published(counts, manifest, reuse, documents)

@@ -104,8 +104,9 @@ def test_a_changed_page_is_the_only_input_parsed_again(pages: Path, tmp_path: Pa
     assert second.version != first.version  # the page's sha256 is part of the version
 
 
-#: Cache kinds of what an unchanged table reuses (docs/releases.md#unchanged-tables, docs/quality.md#memo).
-KINDS = ("quality", "feed", "duckdb_contents")
+#: Cache kinds of what unchanged rows reuse (docs/releases.md#unchanged-tables, docs/quality.md#memo,
+#: docs/releases.md#faction-documents).
+KINDS = ("quality", "feed", "duckdb_contents", "faction_documents")
 
 
 def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
@@ -127,11 +128,12 @@ def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
     # source_checks) validate again; the other 31 read their outcomes back
     assert "quality: 6 partitions computed, 31 from the cache" in said.stderr
     assert "feed: 1 partitions computed, 34 from the cache" in said.stderr  # only `sources` (the page's sha256)
+    assert "faction_documents: 0 partitions computed, 3 from the cache" in said.stderr  # none reads `sources`
     result = run_pipeline([changed], out)  # the same inputs again: the release is reused
     assert result.reused and result.version != first.version
     assert len(list((out / config.CACHE_DIRNAME / "parts" / "damage_matrix").glob("*.json"))) == 5  # pruned to these
     kept = {kind: len(list((out / config.CACHE_DIRNAME / "parts" / kind).glob("*.json"))) for kind in KINDS}
-    assert kept == {"quality": 37, "feed": 35, "duckdb_contents": 35}  # this run's: the replaced ones pruned
+    assert kept == {"quality": 37, "feed": 35, "duckdb_contents": 35, "faction_documents": 3}  # the replaced pruned
     monkeypatch.setenv("DATASLATE_CACHE", "off")
     cold = run_pipeline([changed], tmp_path / "cold")
     assert cold.partitions["damage_matrix"] == (5, 0)

@@ -1,0 +1,55 @@
+"""Faction documents cached by the rows each is built from (docs/releases.md#faction-documents).
+
+A faction's document is a function of the code, its file name, its units' rows, the rows of every table sliced
+to them and the whole tables every document reads (`factions.document_key` digests them): a document whose key
+a cached one has is placed from the cache (hard link, checked like every cached part) instead of built again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.cache.parts import PartCache
+
+#: Cache kind (`<cache>/parts/<kind>/`).
+DOCUMENTS_KIND = "faction_documents"
+
+
+@dataclass
+class DocumentCache:
+    """Faction documents placed from, or kept in, the run's cache; with no folder every document is written."""
+
+    parts: PartCache
+    placed: set[str] = field(default_factory=set)
+    written: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, cache: Path | None) -> DocumentCache:
+        return cls(PartCache(cache, DOCUMENTS_KIND))
+
+    @property
+    def enabled(self) -> bool:
+        return self.parts.folder is not None
+
+    def file(self, key: Callable[[], str], path: Path, write: Callable[[Path], None]) -> None:
+        """`path` placed from the cache under `key()`, else written by `write` and kept (without a cache
+        folder: written, and no key is computed)."""
+        found = key() if self.enabled else None
+        if found is not None and self.parts.place(found, path) is not None:
+            self.placed.add(path.name)
+            return
+        write(path)
+        if found is not None:
+            self.parts.keep(found, path)
+        self.written.add(path.name)
+
+    @property
+    def documents(self) -> tuple[int, int]:
+        """Documents this run wrote, and placed from the cache."""
+        return len(self.written), len(self.placed)
+
+    def prune(self) -> int:
+        """Drop the cached documents this run did not use (after it published)."""
+        return self.parts.prune()

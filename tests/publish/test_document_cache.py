@@ -1,0 +1,94 @@
+"""Faction documents built from unchanged rows are placed from the cache; a document whose rows changed, or
+every document when a table they all read changed, is built again: the files are those of a run without a
+cache, byte for byte."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.cache.entries import CacheWarning
+from pipeline.cache.fingerprint import rows_digest
+from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache
+from pipeline.publish.factions import write_faction_documents
+from tests.seed_frames import Frames, SeedStages, seed_stages
+
+ORKS = "unit:orks:wazdakka-gutsmek"
+
+
+@pytest.fixture(scope="module")
+def built() -> SeedStages:
+    return seed_stages()
+
+
+def _orks_cost(frames: Frames) -> Frames:
+    """Wazdakka Gutsmek's points 175 -> 176 (read from the seed page): only the Orks document reads it."""
+    points = frames["unit_points"]
+    assert points.filter(pl.col("unit_id") == ORKS)["cost"].to_list() == [175]
+    cost = pl.when(pl.col("unit_id") == ORKS).then(pl.col("cost") + 1).otherwise(pl.col("cost"))
+    return {**frames, "unit_points": points.with_columns(cost.alias("cost"))}
+
+
+def _rule_body(frames: Frames) -> Frames:
+    """Every rule's text changed: `rules` is read whole by every document (the weapon abilities' texts)."""
+    return {**frames, "rules": frames["rules"].with_columns(pl.col("body") + " (errata)")}
+
+
+def _same(frames: Frames) -> Frames:
+    return frames
+
+
+def _documents(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((folder / "feed" / "factions").glob("*.json"))}
+
+
+@pytest.mark.parametrize(
+    ("edit", "written"),
+    [
+        (_same, set()),
+        (_orks_cost, {"orks.json"}),
+        (_rule_body, {"astra-militarum.json", "orks.json", "world-eaters.json"}),
+    ],
+)
+def test_only_documents_whose_rows_changed_are_built_again(
+    built: SeedStages, tmp_path: Path, edit: Callable[[Frames], Frames], written: set[str]
+) -> None:
+    first = DocumentCache.of(tmp_path / "cache")
+    write_faction_documents(built.frames, tmp_path / "first", first)
+    assert first.documents == (3, 0)
+
+    again = DocumentCache.of(tmp_path / "cache")
+    write_faction_documents(edit(built.frames), tmp_path / "again", again)
+    assert again.written == written
+    assert again.documents == (len(written), 3 - len(written))
+
+    write_faction_documents(edit(built.frames), tmp_path / "cold")  # no cache
+    assert _documents(tmp_path / "again") == _documents(tmp_path / "cold")
+    assert (_documents(tmp_path / "again") == _documents(tmp_path / "first")) == (not written)
+
+
+def test_a_cached_document_changed_in_place_is_not_trusted(built: SeedStages, tmp_path: Path) -> None:
+    write_faction_documents(built.frames, tmp_path / "first", DocumentCache.of(tmp_path / "cache"))
+    next((tmp_path / "cache" / "parts" / DOCUMENTS_KIND).rglob("*.bin")).write_text("{}\n")
+    again = DocumentCache.of(tmp_path / "cache")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CacheWarning)
+        write_faction_documents(built.frames, tmp_path / "again", again)
+    assert [w.category for w in caught if w.category is CacheWarning] == [CacheWarning]
+    assert again.documents == (1, 2)
+    write_faction_documents(built.frames, tmp_path / "cold")
+    assert _documents(tmp_path / "again") == _documents(tmp_path / "cold")
+
+
+def test_rows_digest_reads_values_and_their_order_not_the_layout() -> None:
+    frame = pl.DataFrame({"id": ["a", "b", "c"], "cost": [1.5, None, 3.0], "tags": [["x"], [], None]})
+    rechunked = pl.concat([frame.head(1), frame.tail(2)], rechunk=False)
+    assert rechunked.n_chunks() == 2
+    assert rows_digest(rechunked) == rows_digest(frame)
+    assert rows_digest(frame.with_columns(pl.col("cost").fill_null(0.0))) != rows_digest(frame)
+    assert rows_digest(frame.reverse()) != rows_digest(frame)
+    assert rows_digest(frame.rename({"cost": "price"})) != rows_digest(frame)
