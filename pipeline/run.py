@@ -41,6 +41,7 @@ from pipeline.reports import RunReports
 from pipeline.runtime import Beside, arrow_system_allocator, gc_thresholds, release_free_heap
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
+from pipeline.units.warm import warm_loops
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
 Frames = dict[str, pl.DataFrame]
@@ -121,6 +122,7 @@ def _run(
     with stage("findings"):
         findings = findings_frame(frames, reports["parse"], previous, version)
     with stage("damage matrix"):
+        warm_loops()  # while the damage thread works: the matchup processes fork with the loops loaded
         damage, vs_reference = started.result()
         frames = {**frames, "damage_vs_reference": vs_reference, "findings": findings}
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks

@@ -75,11 +75,23 @@ def unit_vs_reference(
 
 def _by_faction(tables: Sequence[pa.Table], factions: Sequence[str]) -> dict[str, pa.Table]:
     """Each faction's rows of the (scenario, phase) tables, in table order then row order."""
-    pieces = {}
-    for faction in factions:
-        rows = [t.filter(pc.equal(t["attacker_faction"], faction)) for t in tables]
-        pieces[faction] = pa.concat_tables(rows).combine_chunks() if rows else SCHEMA_VS.empty_table()
-    return pieces
+    parts: dict[str, list[pa.Table]] = {faction: [] for faction in factions}
+    for table in tables:
+        for faction, rows in _faction_rows(table):
+            parts[faction].append(rows)
+    empty = tables[0].slice(0, 0) if tables else SCHEMA_VS.empty_table()
+    return {faction: pa.concat_tables(parts[faction] or [empty]) for faction in factions}
+
+
+def _faction_rows(table: pa.Table) -> list[tuple[str, pa.Table]]:
+    """(faction, its rows) of one table: a slice each where every faction's rows lie together (the attackers
+    come in faction order), else a filter each. Filtering every table for every faction (26 x 10 filters,
+    then copies of the distributions) took ≈ 0.7 s of one core while the other waited."""
+    runs = pc.run_end_encode(table["attacker_faction"]).combine_chunks()
+    names, ends = runs.values.to_pylist(), runs.run_ends.to_pylist()
+    if len(set(names)) < len(names):
+        return [(name, table.filter(pc.equal(table["attacker_faction"], name))) for name in sorted(set(names))]
+    return [(name, table.slice(start, end - start)) for name, start, end in zip(names, [0, *ends], ends, strict=False)]
 
 
 def _keep(cache: PartCache, key: str, piece: pa.Table) -> None:

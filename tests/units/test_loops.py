@@ -134,3 +134,40 @@ print(sorted((name, len(f.signatures)) for name, f in loops._COMPILED.items()))
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "[('_chain_kernel', 1), ('_gathered_row_sums', 1), ('_wounds', 1)]"
+
+
+def test_warm_loops_loads_the_loops_the_engine_then_uses() -> None:
+    """After `warm_loops` (the run calls it before the matchup processes fork) the engine's grids add no
+    signature: a process forked then loads nothing."""
+    code = """
+from pipeline.units import TargetUnit, loops
+from pipeline.units.engine import compute_matchups
+from pipeline.units.warm import warm_loops
+from tests.units.builders import group, side, weapon
+warm_loops()
+warmed = sorted((name, len(f.signatures)) for name, f in loops._COMPILED.items())
+gun = weapon("gun", attacks="2D6", strength="8", ap=-2, damage="D3+1", devastating_wounds=True, sustained_hits="1")
+melee = weapon("claw", ranged=False, attacks="4", strength="5", ap=-1, damage="2", precision=True, lethal_hits=True)
+body = (group(4, wounds=3, save=2, toughness=5), group(1, wounds=4, save=2, toughness=5))
+leader = (group(1, wounds=6, save=2, toughness=5, character=True),)
+for operators in (False, True):
+    compute_matchups([side((3, gun)), side((5, melee))], [TargetUnit(body, leader), TargetUnit(body)],
+                     operators=operators)
+print(warmed == sorted((name, len(f.signatures)) for name, f in loops._COMPILED.items()), warmed)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "True [('_chain_kernel', 1), ('_gathered_row_sums', 1), ('_wounds', 1)]"
+
+
+def test_warm_loops_does_nothing_without_the_compiled_loops() -> None:
+    """With the NumPy code only (`dataslate matchup`), a fresh process neither imports Numba nor loads a loop."""
+    code = """
+import sys
+from pipeline.units import loops
+from pipeline.units.warm import warm_loops
+with loops.numpy_only():
+    warm_loops()
+print("numba" in sys.modules, loops._COMPILED)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "False {}"
