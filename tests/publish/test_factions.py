@@ -10,9 +10,12 @@ import pytest
 
 from pipeline.errors import PublishError
 from pipeline.publish.factions import (
+    BY_DATASHEET,
+    BY_UNIT,
     faction_document,
     faction_file_names,
     faction_frames,
+    frames_by_faction,
     lookups,
     rule_for,
     shared_lookups,
@@ -66,3 +69,30 @@ def test_documents_built_per_faction_equal_those_built_from_every_row(release: P
             bool(c["weapons"] and c["unit_points"] and c["stratagem_ids"] and c["sources"]) for c in document["units"]
         )
     assert full > 100
+
+
+def _filtered(frames: dict[str, pl.DataFrame], unit_ids: list[str]) -> dict[str, pl.DataFrame]:
+    """A faction's slices by plain filters: its units' rows, then the rows of their datasheets."""
+    sliced = {t: frames[t].filter(pl.col("unit_id").is_in(unit_ids)) for t in BY_UNIT}
+    sheets = sliced["datasheets"]["datasheet_id"].to_list()
+    return {**sliced, **{t: frames[t].filter(pl.col("datasheet_id").is_in(sheets)) for t in BY_DATASHEET}}
+
+
+def test_every_faction_sliced_at_once_equals_each_filtered(release: Path) -> None:
+    """`frames_by_faction` (each table joined to its rows' faction and split once) gives each faction the rows,
+    order and columns that filtering every table by the faction's units gives, on every faction of the real
+    release."""
+    frames = {p.stem: pl.read_parquet(p) for p in release.glob("*.parquet")}
+    units = frames["units"].filter(pl.col("faction") != NO_FACTION_NAME)
+    ids = {f: units.filter(pl.col("faction") == f)["unit_id"].to_list() for f in sorted(set(units["faction"]))}
+    together = frames_by_faction(frames, ids)
+    assert list(together) == list(ids)
+    rows = 0
+    for faction, unit_ids in ids.items():
+        alone = _filtered(frames, unit_ids)
+        assert set(together[faction]) == set(alone)
+        for table, frame in alone.items():
+            assert together[faction][table].equals(frame), (faction, table)
+            assert together[faction][table].schema == frame.schema
+            rows += frame.height
+    assert rows > 100_000  # damage_vs_reference's rows among them: not a comparison of empty frames
