@@ -83,8 +83,7 @@ def write_release(
     `hashed`: sha256 of files already in the release (the matrix's, the cached `unit_matchups` files; by relative
     path), not read again. `cache`: the run's cache folder, where an unchanged table's feed file and contents
     hash are found (`table_reuse`), and the faction documents built from unchanged rows (`document_cache`).
-    `tables`: the sha256 of each `<table>.parquet` the store wrote (None:
-    they are written here)."""
+    `tables`: the sha256 of each `<table>.parquet` the store wrote (None: they are written here)."""
     parquet = dict(tables) if tables is not None else write_parquet_tables(frames, release)  # keys what follows
     reuse = TableReuse.of(cache, parquet)
     documents = DocumentCache.of(cache)
