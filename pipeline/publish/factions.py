@@ -130,7 +130,7 @@ def ability_rules(frames: Mapping[str, pl.DataFrame]) -> dict[str, Row]:
 
 def lookups(frames: Mapping[str, pl.DataFrame], shared: Shared | None = None) -> Lookups:
     """Every card's rows grouped by unit or datasheet, from `frames` (all tables, or one faction's slice of
-    them: `faction_frames`); `shared` gives the parts read from whole tables (default: from `frames`)."""
+    them: `frames_by_faction`); `shared` gives the parts read from whole tables (default: from `frames`)."""
     shared = shared_lookups(frames) if shared is None else shared
     return Lookups(
         unit_of=shared.unit_of,
@@ -173,22 +173,18 @@ def shared_lookups(frames: Mapping[str, pl.DataFrame]) -> Shared:
     return Shared(unit_of, leads, led_by, listed, ability_rules(frames))
 
 
-#: Tables a faction's cards read, sliced to the faction by unit or by datasheet (`faction_frames`).
+#: Tables a faction's cards read, sliced to the faction by unit or by datasheet (`frames_by_faction`).
 BY_UNIT = ("datasheets", "unit_profiles", "unit_weapons", "unit_points", "damage_vs_reference")
 BY_DATASHEET = (*SOURCE_CHILDREN, *(table for table, _, _ in LINKED.values()))
-
-
-def faction_frames(frames: Mapping[str, pl.DataFrame], unit_ids: list[str]) -> dict[str, pl.DataFrame]:
-    """The rows of `BY_UNIT` and `BY_DATASHEET` tables that the cards of `unit_ids` read, in table order: a
-    faction's rows become Python objects one faction at a time (docs/scaling.md#where-the-memory-goes)."""
-    return frames_by_faction(frames, {"": unit_ids})[""]
 
 
 def frames_by_faction(
     frames: Mapping[str, pl.DataFrame], unit_ids: Mapping[str, list[str]]
 ) -> dict[str, dict[str, pl.DataFrame]]:
-    """`faction_frames` of every faction (faction -> its unit ids) at once: each table is joined to its rows'
-    faction and split once, instead of filtered once per faction (26 x 15 filters held the GIL ≈ 0.5–1 s)."""
+    """Per faction (faction -> its unit ids), the rows of `BY_UNIT` and `BY_DATASHEET` tables its cards read, in
+    table order: each table joined to its rows' faction and split once, not filtered once per faction (26 x 15
+    filters held the GIL ≈ 0.5–1 s). Only frames: a faction's rows become Python objects when its document is
+    built, one faction at a time (docs/scaling.md#where-the-memory-goes)."""
     owner = pl.DataFrame(
         {"unit_id": [u for ids in unit_ids.values() for u in ids],
          "_faction": [f for f, ids in unit_ids.items() for _ in ids]},

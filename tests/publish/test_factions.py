@@ -14,7 +14,6 @@ from pipeline.publish.factions import (
     BY_UNIT,
     faction_document,
     faction_file_names,
-    faction_frames,
     frames_by_faction,
     lookups,
     rule_for,
@@ -51,7 +50,7 @@ def test_weapon_abilities_are_given_the_rule_of_their_name(ability: str, title: 
 
 
 def test_documents_built_per_faction_equal_those_built_from_every_row(release: Path) -> None:
-    """Each faction's cards read only its slice of the tables (`faction_frames`): the slice must hold every row
+    """Each faction's cards read only its slice of the tables (`frames_by_faction`): the slice must hold every row
     a card reads, so the document is the one built from whole tables (checked on every faction of the real
     release; a table missing from `BY_UNIT` or `BY_DATASHEET` empties some cards' lists)."""
     frames = {p.stem: pl.read_parquet(p) for p in release.glob("*.parquet")}
@@ -62,7 +61,7 @@ def test_documents_built_per_faction_equal_those_built_from_every_row(release: P
     full = 0  # cards with every kind of row a slice must carry: the comparison is not of empty lists
     for faction in factions:
         members = [u for u in units if u["faction"] == faction]
-        sliced = lookups(faction_frames(frames, [u["unit_id"] for u in members]), shared)
+        sliced = lookups(frames_by_faction(frames, {faction: [u["unit_id"] for u in members]})[faction], shared)
         document = faction_document(faction, members, whole)
         assert faction_document(faction, members, sliced) == document, faction
         full += sum(
