@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 
 from pipeline import config
@@ -88,7 +89,8 @@ def test_columns_no_expectation_reads_come_as_null_under_their_name(broken_con: 
         *SUITES["weapons"].derived_columns,
     ]
     kombi = frame.loc[f"{WARBOSS}:ranged:kombi-weapon"]
-    assert kombi["abilities"] is None  # a list column only the column set names: never converted
+    assert kombi["abilities"] is pd.NA  # a list column only the column set names: never converted
+    assert str(frame["abilities"].dtype) == "null[pyarrow]"  # Arrow's NULL type: no bytes per row
     assert kombi["abilities_text"] == "anti-infantry 4+ | devastating wounds | rapid fire 1"  # derived from it
     assert kombi["datasheet_id"] == WARBOSS
 

@@ -1,4 +1,5 @@
-"""`as_pandas` gives GX exactly the frame DuckDB's `.df()` gives: dtypes, values, NULL markers."""
+"""`as_pandas` gives GX exactly the frame DuckDB's `.df()` gives: dtypes, values, NULL markers; columns of the
+NULL type (unread columns) as Arrow nulls, missing and hashed alike."""
 
 from __future__ import annotations
 
@@ -29,7 +30,17 @@ SELECT * FROM (VALUES
 
 
 def _assert_same(relation_sql: str, con: duckdb.DuckDBPyConnection) -> None:
+    """Equal to `.df()` but for the NULL-typed columns, which are Arrow nulls there (0 bytes a row)."""
     expected, got = con.sql(relation_sql).df(), as_pandas(con.sql(relation_sql))
+    relation = con.sql(relation_sql)
+    untyped = [c for c, t in zip(relation.columns, relation.types, strict=True) if str(t) == '"NULL"']
+    for column in untyped:
+        assert str(got[column].dtype) == "null[pyarrow]" and got[column].isna().all(), column
+        assert expected[column].isna().all() and got[column].memory_usage(index=False) == 0, column
+    if untyped and len(expected):
+        hashed = pd.util.hash_pandas_object  # what GX fingerprints a batch with
+        assert hashed(got[untyped]).tolist() == hashed(expected[untyped]).tolist()
+    got, expected = got.drop(columns=untyped), expected.drop(columns=untyped)
     assert [str(t) for t in got.dtypes] == [str(t) for t in expected.dtypes]
     pd.testing.assert_frame_equal(got, expected, check_dtype=True, check_exact=True)
     for column in expected.columns:
@@ -50,6 +61,7 @@ def test_null_edge_cases_match_duckdb() -> None:
     assert frame["text_all_null"].tolist() == [None, None, None]
     assert frame["list_nulls"][1] is pd.NA
     assert str(frame["int_all_null"].dtype) == "Int64"
+    assert str(frame["untyped_null"].dtype) == "null[pyarrow]"  # `.df()`: object, None in every row
 
 
 @pytest.mark.parametrize(
