@@ -114,6 +114,7 @@ def _run(
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
     frames, started, reports, parsed = _compute(inputs, stage, cache)
+    release_free_heap()  # the records are gone: their pages go back while the damage blocks are being built
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
     previous = PreviousRelease.of(output.path, publication.previous)
