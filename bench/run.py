@@ -211,6 +211,10 @@ def part_site() -> dict[str, Any]:
     return run_site_bench()
 
 
+#: Issue 14's "peak RSS ≤ 3 GB", in the MiB `peak_rss_mb` is measured in, read either way: 3 GiB and 3 × 10⁹ bytes.
+PEAK_RSS_TARGETS = {"peak_rss_mb": 3072, "peak_rss_mb_if_3e9_bytes": 2861}
+
+
 def part_pipeline() -> dict[str, Any]:
     """`dataslate run` on pages + Wahapedia + the shared BSData: every stage (publish included) with RSS,
     then the unchanged rerun (the cache reuses the release)."""
@@ -221,7 +225,7 @@ def part_pipeline() -> dict[str, Any]:
         start = time.perf_counter()
         again = run_once(default_inputs(), Path(tmp) / "out")
         rerun = {"s": round(time.perf_counter() - start, 2), "reused": again["reused"]}
-    return {"cold": cold, "unchanged_rerun": rerun, "targets": {"cold_s": 45, "publish_s": 10, "peak_rss_mb": 3072}}
+    return {"cold": cold, "unchanged_rerun": rerun, "targets": {"cold_s": 45, "publish_s": 10, **PEAK_RSS_TARGETS}}
 
 
 def part_incremental() -> dict[str, Any]:
@@ -258,7 +262,7 @@ def part_scale() -> dict[str, Any]:
         k: {**{f: r[f] for f in fields}, "stage_peak_mb": {s: v["peak_mb"] for s, v in r["stages"].items()}}
         for k, r in runs.items()
     }
-    return {"runs": summary, "ratios_4x_over_1x": ratios, "targets": {"peak_rss_mb": 3072}}
+    return {"runs": summary, "ratios_4x_over_1x": ratios, "targets": PEAK_RSS_TARGETS}
 
 
 PARTS: dict[str, Callable[[], dict[str, Any]]] = {
