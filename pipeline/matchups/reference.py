@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.cache.parts import PartCache
+from pipeline.damage.scenarios import SCENARIO_DEFINITIONS
 from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.pair_table import DIST_FIELD, SCHEMA, matchup_table
 from pipeline.matchups.partition import _engine, parquet_bytes
@@ -18,6 +20,7 @@ from pipeline.matchups.sides import UnitOption, _group
 from pipeline.runtime import arrow_system_allocator
 from pipeline.units.engine import compute_matchups
 from pipeline.units.model import Phase, TargetUnit
+from pipeline.units.scenario_reads import is_base, side_changes
 
 REFERENCE_SIZES = (1, 5, 10, 20)
 SCHEMA_VS = SCHEMA.append(DIST_FIELD).append(pa.field("attacker_faction", pa.string()))
@@ -62,15 +65,67 @@ def unit_vs_reference(
                 pieces[faction] = pq.read_table(found[0])
     missing = [o for o in golden if o.faction_slug not in pieces]
     if missing:
-        tasks = [(s, p) for s in scenarios for p in Phase]
-        tables = dict(ForkExecutor(workers).map(lambda k: _phase_table(missing, references, *k), tasks))
-        computed = [tables[k] for k in tasks if tables[k] is not None]
+        computed = _scenario_tables(missing, references, scenarios, workers)
         for faction, piece in _by_faction(computed, sorted({o.faction_slug for o in missing})).items():
             pieces[faction] = piece
             if cache is not None and faction in keys:
                 _keep(cache, keys[faction], piece)
     parts = [pieces[f] for f in factions if pieces[f].num_rows]
     return pa.concat_tables(parts) if parts else SCHEMA_VS.empty_table()
+
+
+def _scenario_tables(
+    golden: Sequence[UnitOption], references: Sequence[UnitOption], scenarios: Sequence[str], workers: int
+) -> list[pa.Table]:
+    """The (scenario, phase) tables in that order, none for a phase no option attacks in. With a base scenario
+    among `scenarios`, another scenario computes only the options it changes (`scenario_reads`): the rows of
+    the others are the base scenario's, copied (docs/units.md#scenarios-computed-once). One task per (scenario,
+    phase) with options to compute, the largest first."""
+    base = next((s for s in scenarios if is_base(SCENARIO_DEFINITIONS[s])), None)
+    changed = {s: s if base is not None and s != base else None for s in scenarios}  # None: every option
+    tasks = [(s, p, _computed_options(golden, p, changed[s])) for s in scenarios for p in Phase]
+    work = sorted((t for t in tasks if t[2]), key=lambda t: -len(t[2]))
+    run = ForkExecutor(workers).map(lambda t: _phase_table([golden[i] for i in t[2]], references, t[0], t[1]), work)
+    tables = {(s, p): table for (s, p, _), table in run}
+    armed = {p: [i for i, o in enumerate(golden) if p in o.sides] for p in Phase}
+    per_option = sum(r.target is not None for r in references)  # rows: one per reference unit
+    out = []
+    for s, p, own in tasks:
+        if not armed[p]:
+            continue
+        if base is None or s == base or len(own) == len(armed[p]):
+            out.append(tables[(s, p)])
+        else:
+            out.append(_with_base_rows(tables[(base, p)], tables.get((s, p)), armed[p], own, s, per_option))
+    return out
+
+
+def _computed_options(golden: Sequence[UnitOption], phase: Phase, scenario: str | None) -> tuple[int, ...]:
+    """Indices of the options armed in `phase` that `scenario` changes (every armed one for the base: None)."""
+    definition = SCENARIO_DEFINITIONS[scenario] if scenario is not None else None
+    return tuple(
+        i
+        for i, o in enumerate(golden)
+        if phase in o.sides and (definition is None or side_changes(o.sides[phase], definition))
+    )
+
+
+def _with_base_rows(
+    base: pa.Table, own: pa.Table | None, armed: Sequence[int], computed: Sequence[int], scenario: str,
+    per_option: int,
+) -> pa.Table:  # fmt: skip
+    """A scenario's table of one phase: each armed option's `per_option` rows (options in order) from `own` (the
+    options it computed, in order) if it computed them, else from the base scenario's table."""
+    own_at = {option: k for k, option in enumerate(computed)}
+    starts = [
+        base.num_rows + own_at[option] * per_option if option in own_at else k * per_option
+        for k, option in enumerate(armed)
+    ]
+    rows = (np.asarray(starts, dtype=np.int64)[:, None] + np.arange(per_option, dtype=np.int64)).ravel()
+    both = pa.concat_tables([base, own]) if own is not None else base
+    table = both.take(pa.array(rows)).combine_chunks()
+    column = table.schema.get_field_index("scenario")
+    return table.set_column(column, "scenario", pa.repeat(pa.scalar(scenario, pa.string()), table.num_rows))
 
 
 def _by_faction(tables: Sequence[pa.Table], factions: Sequence[str]) -> dict[str, pa.Table]:
