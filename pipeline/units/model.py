@@ -182,7 +182,11 @@ class Weapon:
 
 
 def _fields(weapon: Weapon) -> tuple[object, ...]:
-    return tuple(getattr(weapon, name) for name in Weapon.__dataclass_fields__ if not name.startswith("_"))
+    return tuple(getattr(weapon, name) for name in _FIELD_NAMES)
+
+
+#: The weapon's fields, its key (the derived `_` fields left out); read for every weapon built.
+_FIELD_NAMES = tuple(name for name in Weapon.__dataclass_fields__ if not name.startswith("_"))
 
 
 @dataclass(frozen=True, slots=True)
