@@ -21,7 +21,9 @@ def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
     """Create `db_path` (replacing it) with every table, its keys and the views.
 
     Tables are filled from Arrow in one statement each (no row-by-row inserts),
-    parents before children so foreign keys hold while loading.
+    parents before children so foreign keys hold while loading. Polars hands its text over as Arrow string
+    views, which DuckDB reads as they are: the default (Arrow's large strings) copied every string first
+    (docs/scaling.md#where-the-memory-goes).
     """
     db_path.unlink(missing_ok=True)
     with bounded_connect(db_path) as con:
@@ -29,7 +31,7 @@ def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
             con.execute(create_table_sql(model))
             frame = frames.get(model.TABLE)
             if frame is not None and not frame.is_empty():
-                arrow = frame.to_arrow()  # noqa: F841  (read by DuckDB's replacement scan)
+                arrow = frame.to_arrow(compat_level=pl.CompatLevel.newest())  # noqa: F841  (DuckDB's replacement scan)
                 con.execute(f"INSERT INTO {model.TABLE} SELECT * FROM arrow")
         create_views(con)
         con.execute("CHECKPOINT")
