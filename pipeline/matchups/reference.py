@@ -82,8 +82,8 @@ def _scenario_tables(
     the others are the base scenario's, copied (docs/units.md#scenarios-computed-once). One task per (scenario,
     phase) with options to compute, the largest first."""
     base = next((s for s in scenarios if is_base(SCENARIO_DEFINITIONS[s])), None)
-    changed = {s: s if base is not None and s != base else None for s in scenarios}  # None: every option
-    tasks = [(s, p, _computed_options(golden, p, changed[s])) for s in scenarios for p in Phase]
+    selecting = {s: s if base is not None and s != base else None for s in scenarios}  # None: every option
+    tasks = [(s, p, _computed_options(golden, p, selecting[s])) for s in scenarios for p in Phase]
     work = sorted((t for t in tasks if t[2]), key=lambda t: -len(t[2]))
     run = ForkExecutor(workers).map(lambda t: _phase_table([golden[i] for i in t[2]], references, t[0], t[1]), work)
     tables = {(s, p): table for (s, p, _), table in run}
