@@ -20,11 +20,11 @@ if TYPE_CHECKING:
         DamageComputation,
         DamageResult,
         compute_damage_matrix,
-        partition_path,
         prepare_damage,
         write_damage_matrix,
         write_damage_parquet,
     )
+    from pipeline.damage.matrix_files import scenario_files
     from pipeline.damage.reference import load_reference_profiles, reference_targets_frame
     from pipeline.damage.report import DamageReport
     from pipeline.damage.scenarios import SCENARIO_DEFINITIONS, SCENARIOS, Scenario
@@ -40,10 +40,10 @@ __all__ = [
     "compute_damage_matrix",
     "cost_per_copy",
     "load_reference_profiles",
-    "partition_path",
     "points_frame",
     "prepare_damage",
     "reference_targets_frame",
+    "scenario_files",
     "targets_frame",
     "weapon_abilities_frame",
     "weapons_frame",
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 #: The submodules defining the names above, searched in this order.
-_MODULES = ("inputs", "matrix", "reference", "report", "scenarios")
+_MODULES = ("inputs", "matrix", "matrix_files", "reference", "report", "scenarios")
 
 
 __getattr__ = lazy_getattr(__name__, __all__, _MODULES)

@@ -10,6 +10,7 @@ up 11.6 M cells one by one.
 
 from __future__ import annotations
 
+import threading
 import typing
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,16 +26,14 @@ from pipeline.cache.parts import PartCache, PlacedFile
 from pipeline.damage.buffers import Buffers, reused, take_rows_columns
 from pipeline.damage.effective import EffectiveWeapons
 from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
-from pipeline.damage.matrix_key import scenario_key
+from pipeline.damage.matrix_files import PARQUET_DIR, file_ranges, part_path, scenario_dir
+from pipeline.damage.matrix_key import MatrixDigest
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import Scenario
 from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitGrid
 from pipeline.runtime import available_cpus
 from schemas.records import DamageCell
-
-PARQUET_DIR = "damage_matrix"
-PARQUET_FILE = "part-0.parquet"
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -126,7 +125,7 @@ class DamageComputation:
         effective_keys: dict[str, IntArray],
         scenarios: Sequence[Scenario],
         report: DamageReport,
-        inputs_digest: str = "",
+        digest: MatrixDigest | None = None,
     ) -> None:
         self.weapons = weapons  # weapon_id, wkey, cost_per_copy; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
@@ -136,7 +135,7 @@ class DamageComputation:
         self.target_keys = targets["tkey"].cast(pl.Int64).to_numpy()  # block column of each target row
         self.scenarios = list(scenarios)
         self.report = report
-        self.inputs_digest = inputs_digest  # of every engine input (matrix_key.py): "" means never cached
+        self.digest = digest  # of every engine input (matrix_key.py): None means never cached
         #: Enum types of weapon_id, profile_id, scenario: 4-byte codes in memory, strings to every
         #: reader (DuckDB, Parquet), and the cheapest id encoding for the Parquet writer. Categories
         #: are sorted, so sorting by an id column sorts the strings.
@@ -196,9 +195,7 @@ class DamageComputation:
         """This computation without its result blocks (≈ 0.27 GB on the whole corpus): what the stages after
         the store need (the cells, the report), once the matrix is on disk."""
         no_unit = UnitGrid({}, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
-        return DamageComputation(
-            self.weapons, self.targets, {}, no_unit, {}, self.scenarios, self.report, self.inputs_digest
-        )
+        return DamageComputation(self.weapons, self.targets, {}, no_unit, {}, self.scenarios, self.report, self.digest)
 
     @property
     def cells(self) -> int:
@@ -265,36 +262,42 @@ class DamageComputation:
     def write_parquet(
         self, out_dir: Path, workers: int | None = None, cache: PartCache | None = None
     ) -> list[WrittenPart]:
-        """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-0.parquet`, streamed one row group
-        at a time (`row_group`), so the bytes depend on neither `workers` nor the order threads run in; a
-        scenario whose key (`matrix_key.scenario_key`) `cache` holds is placed from it instead.
+        """Every scenario to `<out_dir>/damage_matrix/scenario=<name>/part-NNNNN.parquet`, its rows cut into files
+        by `matrix_files.file_ranges`, each streamed one row group at a time (`row_group`), so the bytes depend
+        on neither `workers` nor the order threads run in; a file whose key (`MatrixDigest.file_key`) `cache`
+        holds is placed from it instead. Files in scenario, then row order.
 
-        `workers` scenarios are written at once (default: every scenario, up to MAX_SCENARIO_WRITERS, else
+        `workers` files are written at once (default: one per scenario, up to MAX_SCENARIO_WRITERS, else
         `writer_threads()`). Memory is a row group (≈ 30 MB of columns) per writer.
         """
         count = len(self.scenarios)
         workers = (count if count <= MAX_SCENARIO_WRITERS else writer_threads()) if workers is None else workers
-        total = self.report.cells_per_scenario
-        cache = cache if cache is not None and self.inputs_digest else PartCache(None, PARQUET_DIR)
+        cache = cache if cache is not None and self.digest is not None else PartCache(None, PARQUET_DIR)
+        ranges = file_ranges(self.weapons["weapon_id"].to_list())
+        jobs = [(scenario.name, index, rows) for scenario in self.scenarios for index, rows in enumerate(ranges)]
+        own = threading.local()  # each writer's buffers: a row group is written before the next is built
 
-        def write(scenario: Scenario) -> WrittenPart:
-            path = partition_path(out_dir, scenario.name)
-            key = scenario_key(self.inputs_digest, scenario.name)
+        def write(job: tuple[str, int, tuple[int, int]]) -> WrittenPart:
+            scenario, index, (first, last) = job
+            path, width = part_path(out_dir, scenario, index), self.targets.height
+            key = self.digest.file_key(scenario, first, last) if self.digest is not None else ""
             placed = cache.place(key, path)
             if placed is not None:
-                return WrittenPart(scenario.name, path, total, placed, from_cache=True)
-            buffers: Buffers = {}  # this writer's: each row group is written before the next is built
+                return WrittenPart(scenario, path, (last - first) * width, placed, from_cache=True)
+            own.buffers = getattr(own, "buffers", {})
             groups = (
-                self.row_group(scenario.name, s, min(s + ROW_GROUP_ROWS, total), buffers)
-                for s in range(0, total, ROW_GROUP_ROWS)
+                self.row_group(scenario, s, min(s + ROW_GROUP_ROWS, last * width), own.buffers)
+                for s in range(first * width, last * width, ROW_GROUP_ROWS)
             )
-            write_row_groups(groups, out_dir, scenario.name, empty=self.row_group(scenario.name, 0, 0))
-            return WrittenPart(scenario.name, path, total, cache.keep(key, path), from_cache=False)
+            write_row_groups(groups, path, empty=self.row_group(scenario, 0, 0))
+            return WrittenPart(scenario, path, (last - first) * width, cache.keep(key, path), from_cache=False)
 
         self._arrow_ids()  # built once, before the threads share them
-        self._target_codes(slice(0, min(total, ROW_GROUP_ROWS)))
+        self._target_codes(slice(0, min(self.report.cells_per_scenario, ROW_GROUP_ROWS)))
+        for scenario in self.scenarios:
+            scenario_dir(out_dir, scenario.name).mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(write, self.scenarios))
+            return list(pool.map(write, jobs))
 
 
 @dataclass(frozen=True)
@@ -309,14 +312,10 @@ class WrittenPart:
     from_cache: bool
 
 
-def partition_path(out_dir: Path, scenario: str) -> Path:
-    """`<out_dir>/damage_matrix/scenario=<name>/part-0.parquet` (hive layout)."""
-    return Path(out_dir) / PARQUET_DIR / f"scenario={scenario}" / PARQUET_FILE
-
-
-def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
-    """One scenario's rows in memory without the `scenario` column (the hive path carries it), written as
-    `write_row_groups` writes (same settings and values; the id dictionaries are the frame's own).
+def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> list[Path]:
+    """One scenario's rows in memory without the `scenario` column (the hive path carries it), cut into files
+    and written as `write_parquet` writes them (same settings, files and values; the id dictionaries are the
+    frame's own). Rows are weapon-major, every weapon against the same targets.
 
     The id columns are Enums in memory; they are written dictionary-encoded as plain UTF-8
     strings with no Arrow schema in the file, so Polars, pyarrow and DuckDB all read strings
@@ -324,22 +323,25 @@ def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> Path:
     """
     import pyarrow.parquet as pq
 
-    path = partition_path(out_dir, scenario)
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = frame.drop("scenario").to_arrow()
     table = table.cast(required_schema(table.schema))
-    with _parquet_writer(path, table.schema, pq) as writer:
-        writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
-    return path
+    weapons = frame["weapon_id"].cast(pl.String).unique(maintain_order=True).to_list()
+    width = frame.height // max(len(weapons), 1)
+    scenario_dir(out_dir, scenario).mkdir(parents=True, exist_ok=True)
+    paths = []
+    for index, (first, last) in enumerate(file_ranges(weapons)):
+        path = part_path(out_dir, scenario, index)
+        with _parquet_writer(path, table.schema, pq) as writer:
+            writer.write_table(table.slice(first * width, (last - first) * width), row_group_size=ROW_GROUP_ROWS)
+        paths.append(path)
+    return paths
 
 
-def write_row_groups(groups: Iterable[Any], out_dir: Path, scenario: str, empty: Any) -> Path:
-    """One scenario's Arrow tables (`DamageComputation.row_group`), one row group each, into one file.
-    `empty` gives the schema when there are none."""
+def write_row_groups(groups: Iterable[Any], path: Path, empty: Any) -> Path:
+    """Arrow tables (`DamageComputation.row_group`), one row group each, into one file. `empty` gives the schema
+    when there are none."""
     import pyarrow.parquet as pq
 
-    path = partition_path(out_dir, scenario)
-    path.parent.mkdir(parents=True, exist_ok=True)
     with _parquet_writer(path, empty.schema, pq) as writer:
         wrote = False
         for table in groups:

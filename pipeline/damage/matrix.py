@@ -21,7 +21,6 @@ from pipeline.damage.expand import (
     DamageComputation,
     build_blocks,
     effective_key_arrays,
-    partition_path,
     write_partition,
 )
 from pipeline.damage.inputs import cost_per_copy
@@ -37,7 +36,6 @@ __all__ = [
     "DamageComputation",
     "DamageResult",
     "compute_damage_matrix",
-    "partition_path",
     "prepare_damage",
     "write_damage_matrix",
     "write_damage_parquet",
@@ -135,10 +133,10 @@ def _empty_matrix() -> pl.DataFrame:
 
 
 def write_damage_parquet(matrix: pl.DataFrame, out_dir: Path) -> list[Path]:
-    """Hive-partitioned Parquet of an in-memory matrix, one file per scenario, rows in matrix order."""
+    """Hive-partitioned Parquet of an in-memory matrix, the files `write_parquet` writes, rows in matrix order."""
     paths = []
     for scenario in matrix["scenario"].unique(maintain_order=True).to_list():
-        paths.append(write_partition(matrix.filter(pl.col("scenario") == scenario), out_dir, scenario))
+        paths += write_partition(matrix.filter(pl.col("scenario") == scenario), out_dir, scenario)
     return paths
 
 

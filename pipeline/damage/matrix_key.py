@@ -1,17 +1,34 @@
-"""What the matrix's files are computed from, as one digest: a run whose engine inputs are those of a cached
-file places that file instead of writing it again (docs/damage.md#files).
+"""What the matrix's files are computed from: a run whose engine inputs for a file are those of a cached file
+places that file instead of writing it again (docs/damage.md#files).
 
-The matrix is one file per scenario, rows sorted by statline across every source (that order is what makes
-it compress); split by source it grew 1.35-2.4x and wrote 2-6x slower (docs/damage.md#files), so its unit of
-reuse is the whole scenario.
+A file holds some weapons' rows (`matrix_files.file_ranges`) against every target, so its key is the digest of
+every target's inputs and of each of its weapons' inputs, one digest per weapon row.
 """
 
 from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
 
 import polars as pl
 
 from pipeline.cache.fingerprint import code_fingerprint, frame_digest, key_of
 from pipeline.damage.inputs import TARGET_SCHEMA, WEAPON_ABILITY_SCHEMA, WEAPON_SCHEMA
+
+
+@dataclass(frozen=True)
+class MatrixDigest:
+    """Digests of the engine's inputs: every target's (in `target_ids` order), and each weapon row's (its
+    `weapons` columns, `weapon_abilities` rows and cost per copy, in publication order)."""
+
+    targets: str
+    weapon_rows: tuple[str, ...]
+
+    def file_key(self, scenario: str, start: int, stop: int) -> str:
+        """The cache key of the file holding weapon rows `[start, stop)` of a scenario: the code, the scenario,
+        the targets and those rows (not where they sit: a file's bytes are those of its rows alone)."""
+        return key_of(code_fingerprint(), "damage_matrix", scenario, self.targets, *self.weapon_rows[start:stop])
 
 
 def matrix_digest(
@@ -20,17 +37,18 @@ def matrix_digest(
     weapon_ids: pl.DataFrame,
     targets: pl.DataFrame,
     target_ids: pl.DataFrame,
-) -> str:
-    """sha256 of every engine input in publication order: each weapon's `weapons` columns, `weapon_abilities`
-    rows and cost per copy (`weapon_ids` order), each target's row as the engine reads it (`target_ids` order)."""
-    return key_of(
-        frame_digest(weapon_inputs(weapons, abilities, weapon_ids)), frame_digest(target_inputs(targets, target_ids))
+) -> MatrixDigest:
+    """The digests of every engine input in publication order (`weapon_ids` and `target_ids` order)."""
+    return MatrixDigest(
+        frame_digest(target_inputs(targets, target_ids)), row_digests(weapon_inputs(weapons, abilities, weapon_ids))
     )
 
 
-def scenario_key(digest: str, scenario: str) -> str:
-    """The cache key of one scenario's file: the code, the scenario and the inputs' digest."""
-    return key_of(code_fingerprint(), "damage_matrix", scenario, digest)
+def row_digests(frame: pl.DataFrame) -> tuple[str, ...]:
+    """sha256 of each row with the frame's schema, as NDJSON text (one line per row: the logical values)."""
+    schema = json.dumps(list(frame.schema.items()), default=str).encode() + b"\n"
+    lines = frame.write_ndjson().encode().splitlines()
+    return tuple(hashlib.sha256(schema + line).hexdigest() for line in lines)
 
 
 def weapon_inputs(weapons: pl.DataFrame, abilities: pl.DataFrame, ordered: pl.DataFrame) -> pl.DataFrame:

@@ -14,10 +14,11 @@ from pipeline.damage import (
     SCENARIOS,
     compute_damage_matrix,
     expand,
-    partition_path,
+    matrix_files,
     points_frame,
     prepare_damage,
     reference_targets_frame,
+    scenario_files,
     targets_frame,
     weapon_abilities_frame,
     weapons_frame,
@@ -140,7 +141,7 @@ def test_rows_are_grouped_deterministically(result: object) -> None:
 def test_parquet_is_hive_partitioned_and_matches_the_table(tmp_path: Path, result: object) -> None:
     matrix = result.matrix  # type: ignore[attr-defined]
     paths = write_damage_parquet(matrix, tmp_path)
-    assert paths == [partition_path(tmp_path, s) for s in SCENARIOS]
+    assert paths == [path for s in SCENARIOS for path in scenario_files(tmp_path, s)]
     assert "scenario" not in pl.read_parquet(paths[0]).columns
     glob = str(tmp_path / "damage_matrix" / "*" / "*.parquet")
     relation = duckdb.sql("select * from read_parquet(?, hive_partitioning = true)", params=[glob])
@@ -153,33 +154,51 @@ def test_parquet_is_hive_partitioned_and_matches_the_table(tmp_path: Path, resul
     assert (joined["damage_capped"] == joined["damage_capped_pq"]).all()
 
 
-def test_streamed_write_holds_the_in_memory_matrix_and_is_byte_stable(tmp_path: Path, result: object) -> None:
+def _bytes(root: Path, scenario: str) -> list[bytes]:
+    return [path.read_bytes() for path in scenario_files(root, scenario)]
+
+
+@pytest.mark.parametrize("per_file", [1, 3, 512])
+def test_streamed_write_holds_the_in_memory_matrix_and_is_byte_stable(
+    tmp_path: Path, result: object, per_file: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same files streamed and from the matrix in memory: one per weapon, a few, or one."""
+    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", per_file)
     report = write_damage_matrix(*frames(), tmp_path / "streamed")
     write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
     write_damage_matrix(*frames(), tmp_path / "again")
     assert report.cells_per_scenario == 77
     for scenario in SCENARIOS:
-        streamed = partition_path(tmp_path / "streamed", scenario)
-        assert streamed.read_bytes() == partition_path(tmp_path / "again", scenario).read_bytes()
-        assert pl.read_parquet(streamed).equals(pl.read_parquet(partition_path(tmp_path / "memory", scenario)))
+        streamed = scenario_files(tmp_path / "streamed", scenario)
+        assert len(streamed) == {1: 7, 3: 3, 512: 1}[per_file]  # 3: weapons 0-2, 3-5, 6
+        assert _bytes(tmp_path / "streamed", scenario) == _bytes(tmp_path / "again", scenario)
+        assert [pq.ParquetFile(p).metadata.num_rows for p in streamed] == [
+            pq.ParquetFile(p).metadata.num_rows for p in scenario_files(tmp_path / "memory", scenario)
+        ]
+        assert pl.read_parquet(streamed).equals(pl.read_parquet(scenario_files(tmp_path / "memory", scenario)))
 
 
-@pytest.mark.parametrize(("group_rows", "workers"), [(1, 1), (5, 2), (11, 3), (12, 5), (30, 1), (1000, 2)])
+@pytest.mark.parametrize(
+    ("group_rows", "workers", "per_file"),
+    [(1, 1, 512), (5, 2, 512), (11, 3, 3), (12, 5, 3), (30, 1, 512), (30, 2, 3), (1000, 2, 1)],
+)
 def test_a_matrix_written_in_row_groups_is_the_whole_matrix(
-    tmp_path: Path, result: object, group_rows: int, workers: int, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, result: object, group_rows: int, workers: int, per_file: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """77 cells a scenario in row groups that split weapons (5, 12 and 30 are no multiple of 11 targets),
-    one cell, one weapon, all at once: the rows of the in-memory matrix, in their order, and the same bytes
-    whatever the number of writers."""
+    one cell, one weapon, all at once, in one file or several (each starts its own row groups): the rows of
+    the in-memory matrix, in their order, and the same bytes whatever the number of writers."""
     monkeypatch.setattr(expand, "ROW_GROUP_ROWS", group_rows)
+    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", per_file)
     write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
     prepare_damage(*frames()).write_parquet(tmp_path / "groups", workers=workers)
     prepare_damage(*frames()).write_parquet(tmp_path / "one", workers=1)
     for scenario in SCENARIOS:
-        whole, grouped = partition_path(tmp_path / "memory", scenario), partition_path(tmp_path / "groups", scenario)
+        whole, grouped = scenario_files(tmp_path / "memory", scenario), scenario_files(tmp_path / "groups", scenario)
         assert pl.read_parquet(grouped).equals(pl.read_parquet(whole))
-        assert pq.ParquetFile(grouped).metadata.num_row_groups == -(-77 // group_rows)
-        assert grouped.read_bytes() == partition_path(tmp_path / "one", scenario).read_bytes()
+        files = [pq.ParquetFile(path).metadata for path in grouped]
+        assert [f.num_row_groups for f in files] == [-(-f.num_rows // group_rows) for f in files]
+        assert _bytes(tmp_path / "groups", scenario) == _bytes(tmp_path / "one", scenario)
 
 
 @pytest.mark.parametrize("reused", [False, True])
@@ -206,7 +225,7 @@ def test_a_row_group_is_its_slice_of_the_scenario_matrix(with_points: bool, reus
 def test_every_column_but_the_profile_ids_carries_statistics(tmp_path: Path) -> None:
     """min/max per row group of `weapon_id` (rows are sorted by it) and the values; none for the profile ids."""
     prepare_damage(*frames()).write_parquet(tmp_path)
-    group = pq.ParquetFile(partition_path(tmp_path, "default")).metadata.row_group(0)
+    group = pq.ParquetFile(scenario_files(tmp_path, "default")[0]).metadata.row_group(0)
     stats = {group.column(i).path_in_schema: group.column(i).statistics for i in range(group.num_columns)}
     assert stats["weapon_id"] is not None and stats["weapon_id"].has_min_max
     assert stats["damage"] is not None and stats["damage"].has_min_max
@@ -218,7 +237,7 @@ def test_only_the_nullable_contract_column_is_optional_in_parquet(tmp_path: Path
     get strings for the ids and a NULL where a weapon has no points."""
     w, a, t, p = frames()
     prepare_damage(w, a, t, p.clear()).write_parquet(tmp_path)
-    path = partition_path(tmp_path, "default")
+    path = scenario_files(tmp_path, "default")[0]
     schema = pq.ParquetFile(path).schema
     optional = {schema.column(i).name for i in range(len(schema)) if schema.column(i).max_definition_level}
     assert optional == {"damage_per_100_points"}

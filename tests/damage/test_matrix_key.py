@@ -1,5 +1,5 @@
-"""The matrix's cache key: it moves with every engine input and nothing else, and a cached scenario file is
-placed only while its bytes are those recorded, giving the release a cold run gives."""
+"""The matrix's cache keys: a file's key moves with the engine inputs of its rows and nothing else, and a cached
+file is placed only while its bytes are those recorded, giving the release a cold run gives."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.parts import PartCache
-from pipeline.damage import SCENARIOS, partition_path, prepare_damage
+from pipeline.damage import SCENARIOS, matrix_files, prepare_damage, scenario_files
 from tests.damage.test_matrix import frames
 
 Frames = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]
@@ -51,38 +51,78 @@ def _line_numbers(f: Frames) -> Frames:  # where a row sat in its file: no engin
      (_dearer, True), (_line_numbers, False)],
 )  # fmt: skip
 def test_the_digest_moves_with_an_engine_input(change: Callable[[Frames], Frames], moves: bool) -> None:
-    before = prepare_damage(*frames()).inputs_digest
-    assert (prepare_damage(*change(frames())).inputs_digest != before) is moves
+    before = prepare_damage(*frames()).digest
+    assert (prepare_damage(*change(frames())).digest != before) is moves
 
 
-def test_an_unchanged_matrix_is_placed_from_the_cache(tmp_path: Path) -> None:
+def _plasma_apart(f: Frames) -> Frames:
+    """The plasma gun on a datasheet of its own (one model, 20 points): its points move its rows alone."""
+    weapons = f[0].with_columns(
+        pl.when(pl.col("weapon_id") == "plasma").then(pl.lit("ds2")).otherwise("datasheet_id").alias("datasheet_id")
+    )
+    points = pl.concat([f[3], pl.DataFrame({"datasheet_id": ["ds2"], "models": [1], "cost": [20]}, schema=f[3].schema)])
+    return weapons, f[1], f[2], points
+
+
+def _dearer_plasma(f: Frames) -> Frames:
+    return *f[:3], _when(f[3], "datasheet_id", "ds2", "cost", 25)
+
+
+@pytest.mark.parametrize(
+    ("change", "targets_move", "rows_moved"),
+    [(_stronger_plasma, False, {"plasma"}), (_no_gatler_sustained_hits, False, {"gatler"}),
+     (_tougher_trukk, True, set()), (_stealthy_boy, True, set()), (_line_numbers, False, set()),
+     (_dearer_plasma, False, {"plasma"})],
+)  # fmt: skip
+def test_a_weapon_change_moves_its_rows_digest_only(
+    change: Callable[[Frames], Frames], targets_move: bool, rows_moved: set[str]
+) -> None:
+    before, after = prepare_damage(*_plasma_apart(frames())), prepare_damage(*change(_plasma_apart(frames())))
+    assert before.digest is not None and after.digest is not None
+    assert (after.digest.targets != before.digest.targets) is targets_move
+    rows = dict(zip(before.weapons["weapon_id"], before.digest.weapon_rows, strict=True))
+    moved = {w for w, row in zip(after.weapons["weapon_id"], after.digest.weapon_rows, strict=True) if rows[w] != row}
+    assert moved == rows_moved
+
+
+def _bytes(root: Path) -> dict[str, bytes]:
+    return {f"{s}/{p.name}": p.read_bytes() for s in SCENARIOS for p in scenario_files(root, s)}
+
+
+def test_an_unchanged_matrix_is_placed_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three files a scenario (weapons choppa flamer mortar | bolter bolter-copy plasma | gatler): placed again
+    whole when nothing changed; when the plasma gun's points change, its file alone is written again."""
+    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 3)
     cache = tmp_path / "cache"
-    first = prepare_damage(*frames()).write_parquet(tmp_path / "first", cache=PartCache(cache, "damage_matrix"))
-    assert [w.from_cache for w in first] == [False] * len(SCENARIOS)
-    again = prepare_damage(*frames()).write_parquet(tmp_path / "again", cache=PartCache(cache, "damage_matrix"))
-    assert [w.from_cache for w in again] == [True] * len(SCENARIOS)
+    first = prepare_damage(*_plasma_apart(frames())).write_parquet(
+        tmp_path / "first", cache=PartCache(cache, "damage_matrix")
+    )
+    assert [w.from_cache for w in first] == [False] * 3 * len(SCENARIOS)
+    again = prepare_damage(*_plasma_apart(frames())).write_parquet(
+        tmp_path / "again", cache=PartCache(cache, "damage_matrix")
+    )
+    assert [w.from_cache for w in again] == [True] * 3 * len(SCENARIOS)
     assert [w.file for w in again] == [w.file for w in first]  # the hashes recorded as written
-    changed = prepare_damage(*_stronger_plasma(frames()))
+    changed = prepare_damage(*_dearer_plasma(_plasma_apart(frames())))
     written = changed.write_parquet(tmp_path / "changed", cache=PartCache(cache, "damage_matrix"))
-    assert [w.from_cache for w in written] == [False] * len(SCENARIOS)
+    assert {w.path.name for w in written if not w.from_cache} == {"part-00001.parquet"}
+    assert sum(not w.from_cache for w in written) == len(SCENARIOS)
     changed.write_parquet(tmp_path / "cold")
-    for scenario in SCENARIOS:
-        assert partition_path(tmp_path / "changed", scenario).read_bytes() == (
-            partition_path(tmp_path / "cold", scenario).read_bytes()
-        )
+    assert _bytes(tmp_path / "changed") == _bytes(tmp_path / "cold")
+    stronger = prepare_damage(*_stronger_plasma(frames()))
+    stronger.write_parquet(tmp_path / "stronger", cache=PartCache(cache, "damage_matrix"))
+    stronger.write_parquet(tmp_path / "stronger-cold")
+    assert _bytes(tmp_path / "stronger") == _bytes(tmp_path / "stronger-cold")
 
 
 def test_a_cached_file_changed_in_place_is_written_again(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     prepare_damage(*frames()).write_parquet(tmp_path / "first", cache=PartCache(cache, "damage_matrix"))
-    published = partition_path(tmp_path / "first", "cover")
+    published = scenario_files(tmp_path / "first", "cover")[0]
     with published.open("r+b") as handle:  # the release's file is the cache's (a hard link)
         handle.write(b"XXXX")
     with pytest.warns(CacheWarning, match="missing or changed"):
         written = prepare_damage(*frames()).write_parquet(tmp_path / "again", cache=PartCache(cache, "damage_matrix"))
     assert [w.scenario for w in written if not w.from_cache] == ["cover"]
     prepare_damage(*frames()).write_parquet(tmp_path / "cold")
-    for scenario in SCENARIOS:
-        assert partition_path(tmp_path / "again", scenario).read_bytes() == (
-            partition_path(tmp_path / "cold", scenario).read_bytes()
-        )
+    assert _bytes(tmp_path / "again") == _bytes(tmp_path / "cold")

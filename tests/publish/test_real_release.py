@@ -220,7 +220,7 @@ def test_the_terminator_profiles_are_matched_by_profile(release: Path) -> None:
 def test_parquet_ids_join_in_polars(release: Path) -> None:
     """`damage_matrix.weapon_id` was a Polars Enum that joined to no string column; a scenario's
     partition now joins `weapons` directly."""
-    part = pl.scan_parquet(release / "damage_matrix" / "scenario=default" / "part-0.parquet")
+    part = pl.scan_parquet(release / "damage_matrix" / "scenario=default" / "*.parquet")
     assert part.collect_schema()["weapon_id"] == pl.String()
     weapons = pl.read_parquet(release / "weapons.parquet").select("weapon_id", "name")
     joined = part.head(100_000).join(weapons.lazy(), on="weapon_id", how="inner").collect()

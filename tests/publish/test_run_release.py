@@ -256,7 +256,7 @@ def test_published_ids_are_plain_strings_to_every_reader(good_release: Published
     assert matrix.join(weapons, on="weapon_id", how="inner").height == matrix.height
     vs_reference = pl.read_parquet(release / "damage_vs_reference.parquet")
     assert vs_reference.join(weapons, on="weapon_id", how="anti").is_empty()
-    part = next((release / "damage_matrix").glob("*/part-0.parquet"))
+    part = next((release / "damage_matrix").glob("*/part-00000.parquet"))
     assert str(pq.read_schema(part).field("weapon_id").type) == "string"
     con = duckdb.connect()
     try:

@@ -34,7 +34,7 @@ class Attack:
 
 
 FEED = "{release}/feed/datasheets.ndjson"
-MATRIX_FILE = "{release}/damage_matrix/scenario=default/part-0.parquet"
+MATRIX_FILE = "{release}/damage_matrix/scenario=default/part-00000.parquet"
 
 ATTACKS: dict[str, Attack] = {
     # files written by COPY, whatever the statement around it

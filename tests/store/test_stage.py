@@ -67,7 +67,7 @@ def test_store_stage_holds_the_matrix_as_a_table_with_its_views(tmp_path: Path) 
     cells = 2 * (1 + 8) * 5  # 2 weapons x (1 model + 8 reference profiles) x 5 scenarios
     assert (report.damage_matrix_in_duckdb, report.damage_cells) == ("table", cells)
     assert report.as_dict() == {"damage_matrix_in_duckdb": "table"}
-    parts = sorted(p.parent.name for p in (tmp_path / "damage_matrix").glob("*/part-0.parquet"))
+    parts = sorted(p.parent.name for p in (tmp_path / "damage_matrix").glob("*/part-00000.parquet"))
     assert parts == [f"scenario={s}" for s in SCENARIOS]
     # each table's Parquet too, with the hash publishing and the quality gates key their reuse by
     assert sorted(report.table_files) == sorted(name for name in frames if name != "damage_matrix")

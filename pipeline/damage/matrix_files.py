@@ -1,0 +1,51 @@
+"""Where the matrix's rows go: each scenario's rows, in publication order, cut into files at weapons chosen by
+their id, so that a change to a few weapons (their stats, abilities or points) writes only the files holding
+them again (docs/damage.md#files).
+
+Cutting by row order keeps the copies of a statline from every source side by side, which is what the files
+compress (a file per source grew them 1.37x); each file starts its own row groups.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from itertools import pairwise
+from pathlib import Path
+
+PARQUET_DIR = "damage_matrix"
+
+#: Weapons per file on average (files start at weapons whose id hashes to a multiple of it): ≈ 27 files a
+#: scenario on the shared corpora, each ≈ 4 row groups... and ≈ 1 % more bytes than one file.
+WEAPONS_PER_FILE = 512
+
+
+def file_ranges(weapon_ids: Sequence[str]) -> list[tuple[int, int]]:
+    """Weapon rows `[start, stop)` of each file, in order (one empty range without weapons). A file starts at
+    every weapon (but the first) whose id `starts_file`: where files start depends on those weapons alone, so
+    a weapon changed, added or removed moves the rows of its own file, and of the next one at most."""
+    starts = [row for row, weapon_id in enumerate(weapon_ids) if row and starts_file(weapon_id)]
+    bounds = [0, *starts, len(weapon_ids)]
+    return list(pairwise(bounds))
+
+
+def starts_file(weapon_id: str) -> bool:
+    """Whether a file starts at this weapon: its id's sha256 (the same in every process) is a multiple of
+    WEAPONS_PER_FILE."""
+    value = int.from_bytes(hashlib.sha256(weapon_id.encode()).digest()[:8], "big")
+    return value % WEAPONS_PER_FILE == 0
+
+
+def scenario_dir(out_dir: Path, scenario: str) -> Path:
+    """`<out_dir>/damage_matrix/scenario=<name>/` (hive layout: the scenario is in the path only)."""
+    return Path(out_dir) / PARQUET_DIR / f"scenario={scenario}"
+
+
+def part_path(out_dir: Path, scenario: str, index: int) -> Path:
+    """The `index`-th file of a scenario: `part-00000.parquet`, ... (names sort in row order)."""
+    return scenario_dir(out_dir, scenario) / f"part-{index:05d}.parquet"
+
+
+def scenario_files(out_dir: Path, scenario: str) -> list[Path]:
+    """A scenario's files in row order."""
+    return sorted(scenario_dir(out_dir, scenario).glob("part-*.parquet"))
