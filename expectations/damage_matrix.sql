@@ -30,7 +30,7 @@ WITH sustained_hits AS (
     )
     GROUP BY weapon_id
 ),
-units AS (
+target_units AS (
     -- The unit a cell's models_slain / wounds_lost are against: unit_size models (NULL: 1) of W wounds.
     SELECT profile_id, coalesce(unit_size, 1) AS models, wounds FROM model_profiles
     UNION ALL SELECT profile_id, coalesce(unit_size, 1), wounds FROM reference_profiles
@@ -55,7 +55,7 @@ against_units AS (
                AS cells_over_unit_wounds,
            count(*) FILTER (WHERE m.models_slain > 0 AND m.models_slain * u.wounds > m.wounds_lost + 1e-9)
                AS cells_slain_above_lost
-    FROM damage_matrix m LEFT JOIN units u USING (profile_id)
+    FROM damage_matrix m LEFT JOIN target_units u USING (profile_id)
     GROUP BY m.scenario
 ),
 extra_hits AS MATERIALIZED (

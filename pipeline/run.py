@@ -161,6 +161,7 @@ def _run(
         "damage_matrix": stored.partitions,
         **matchups.cache.partitions,
         "quality": memo.suites,
+        "quality_files": memo.file_summaries,
         "feed": published.reuse.feed_files,
         "faction_documents": published.documents.documents,
     }

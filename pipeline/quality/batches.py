@@ -115,15 +115,21 @@ def summary_query(suite: SuiteSpec, present: set[str]) -> str:
     return query + (f" ORDER BY {order} NULLS LAST" if order else "")
 
 
-def fetch_batch(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Batch:
-    """The suite's table with its derived columns (or its summary), ordered by key (deterministic samples)."""
+def fetch_batch(
+    con: duckdb.DuckDBPyConnection,
+    suite: SuiteSpec,
+    present: set[str],
+    summary: duckdb.DuckDBPyRelation | None = None,
+) -> Batch:
+    """The suite's table with its derived columns (or its summary: `summary` when it was added up file by file),
+    ordered by key (deterministic samples)."""
     if suite.table in present:
         count = int(con.execute(f'SELECT count(*) FROM "{suite.table}"').fetchall()[0][0])
         status: TableStatus = "ok" if count else "empty"
     else:
         count, status = 0, "absent"
     if suite.summary_sql is not None:
-        frame = as_pandas(con.sql(summary_query(suite, present)))
+        frame = as_pandas(summary if summary is not None else con.sql(summary_query(suite, present)))
         return Batch(table=suite.table, status=status, rows=count, frame=frame, key=suite.summary_key)
     frame = as_pandas(con.sql(batch_query(con, suite, present)))
     model = MODEL_BY_TABLE.get(suite.table)

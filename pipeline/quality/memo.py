@@ -26,6 +26,9 @@ from pipeline.store.ddl import MODEL_BY_TABLE
 #: Cache kind (`<cache>/parts/<kind>/`).
 MEMO_KIND = "quality"
 
+#: Cache kind of the summary rows of single files (`file_summaries.py`).
+FILE_SUMMARY_KIND = "quality_files"
+
 #: Relations published as folders of Parquet files rather than one file.
 FOLDER_RELATIONS = ("damage_matrix", "unit_matchups")
 
@@ -53,13 +56,14 @@ class QualityMemo:
     release: Path
     known: Mapping[str, str]
     cache: PartCache
+    by_file: PartCache  # summary rows of single files (`file_summaries.py`)
 
     @classmethod
     def of(cls, cache: Path | None, release: Path, known: Mapping[str, str]) -> QualityMemo:
-        return cls(release, dict(known), PartCache(cache, MEMO_KIND))
+        return cls(release, dict(known), PartCache(cache, MEMO_KIND), PartCache(cache, FILE_SUMMARY_KIND))
 
-    def _files(self, relation: str) -> list[str]:
-        """`path=sha256` of each file holding the relation's rows in the release (none: it is absent)."""
+    def files(self, relation: str) -> list[tuple[str, str]]:
+        """(path in the release, sha256) of each file holding the relation's rows (none: it is absent)."""
         paths = [self.release / f"{relation}.parquet"]
         if relation in FOLDER_RELATIONS:
             paths = sorted((self.release / relation).rglob("*.parquet"))
@@ -67,8 +71,11 @@ class QualityMemo:
         for path in paths:
             if path.is_file():
                 name = path.relative_to(self.release).as_posix()
-                found.append(f"{name}={self.known.get(name) or file_sha256(str(path))}")
+                found.append((name, self.known.get(name) or file_sha256(str(path))))
         return found
+
+    def _files(self, relation: str) -> list[str]:
+        return [f"{name}={sha}" for name, sha in self.files(relation)]
 
     def key(self, suite: SuiteSpec) -> str | None:
         """The key of the suite's outcomes on this release (None: not memoised)."""
@@ -90,13 +97,18 @@ class QualityMemo:
             self.cache.keep_bytes(key, json.dumps(asdict(report)).encode())  # dicts keep their order
 
     def prune(self) -> int:
-        """Drop the kept outcomes this run did not use (after it published)."""
-        return self.cache.prune()
+        """Drop the kept outcomes and file summaries this run did not use (after it published)."""
+        return self.cache.prune() + self.by_file.prune()
 
     @property
     def suites(self) -> tuple[int, int]:
         """Suites this run validated and kept, and those whose outcomes it read from the cache."""
         return len(self.cache.kept), len(self.cache.used - self.cache.kept)
+
+    @property
+    def file_summaries(self) -> tuple[int, int]:
+        """Files whose summary rows this run computed, and those read from the cache."""
+        return len(self.by_file.kept), len(self.by_file.used - self.by_file.kept)
 
 
 def report_from_dict(data: Mapping[str, Any]) -> TableReport:

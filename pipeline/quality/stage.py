@@ -20,6 +20,7 @@ from pipeline import config
 from pipeline.errors import QualityGateError
 from pipeline.publish.outdir import REJECTED_DIRNAME
 from pipeline.quality.batches import Batch, existing_tables, fetch_batch, reading_cursor
+from pipeline.quality.file_summaries import summary_by_file
 from pipeline.quality.gx_runner import GxRunner
 from pipeline.quality.memo import QualityMemo
 from pipeline.quality.report import QUALITY_DIRNAME, QualityReport, QualitySummary, TableReport
@@ -28,17 +29,21 @@ from pipeline.store.ddl import MODEL_BY_TABLE
 from pipeline.store.load import open_store
 
 
-def _fetch(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Batch:
+def _fetch(
+    con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str], memo: QualityMemo | None = None
+) -> Batch:
     try:
-        return fetch_batch(con, suite, present)
+        return fetch_batch(con, suite, present, summary_by_file(con, suite, present, memo))
     except duckdb.Error as exc:
         path = config.EXPECTATIONS_DIR / f"{suite.table}.json"
         what = "summary query does" if suite.summary_sql is not None else "derived columns do"
         raise SuiteFormatError(f"{what} not run: {exc}", path=path) from exc
 
 
-def _fetch_each(con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str]) -> list[Batch]:
-    return [_fetch(con, suite, present) for suite in suites]
+def _fetch_each(
+    con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str], memo: QualityMemo | None
+) -> list[Batch]:
+    return [_fetch(con, suite, present, memo) for suite in suites]
 
 
 def _report(runner: GxRunner, suite: SuiteSpec, batch: Batch) -> TableReport:
@@ -65,26 +70,29 @@ def run_quality(
     reports.update(remembered)
     todo = [s for s in checked if s.table not in remembered]
     if todo:
-        reports.update(_validate(con, todo, present))
+        reports.update(_validate(con, todo, present, memo))
     if memo is not None:
         for suite in todo:
             memo.keep(keys.get(suite.table), reports[suite.table])
     return QualityReport(tables=[reports[s.table] for s in suites])
 
 
-def _validate(con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str]) -> dict[str, TableReport]:
-    """Each suite's report: the summary queries on a worker thread (its own cursor) while GX validates the rest."""
+def _validate(
+    con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str], memo: QualityMemo | None = None
+) -> dict[str, TableReport]:
+    """Each suite's report: the summary queries on a worker thread (its own cursor) while GX validates the rest;
+    a summary that adds up file by file reads the rows of unchanged files from `memo` (`file_summaries`)."""
     summaries = [s for s in suites if s.summary_sql is not None]
     reports = {}
     cursor = reading_cursor(con)
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
-            summarised = pool.submit(_fetch_each, cursor, summaries, present) if cursor else None
+            summarised = pool.submit(_fetch_each, cursor, summaries, present, memo) if cursor else None
             runner = GxRunner()
             for suite in suites:
                 if suite.summary_sql is None:
                     reports[suite.table] = _report(runner, suite, _fetch(con, suite, present))
-            batches = summarised.result() if summarised else _fetch_each(con, summaries, present)
+            batches = summarised.result() if summarised else _fetch_each(con, summaries, present, memo)
             for suite, batch in zip(summaries, batches, strict=True):
                 reports[suite.table] = _report(runner, suite, batch)
     finally:

@@ -64,6 +64,16 @@ class ExpectationSpec:
 
 
 @dataclass(frozen=True)
+class FileSummarySpec:
+    """How a summary query's rows add up over the files of `relation` (docs/quality.md#summaries-by-file):
+    every column but the key is a count, summed over files, except each of `null_shares`, the share of its
+    denominator column's cells that are NULL (`1 - count(x) / count(*)`)."""
+
+    relation: str
+    null_shares: dict[str, str]
+
+
+@dataclass(frozen=True)
 class SuiteSpec:
     """The expectations of one table and the derived columns they read.
 
@@ -77,6 +87,7 @@ class SuiteSpec:
     expectations: tuple[ExpectationSpec, ...]
     summary_sql: str | None = None
     summary_key: tuple[str, ...] = ()
+    summary_by_file: FileSummarySpec | None = None
 
     def read_columns(self) -> set[str] | None:
         """Columns whose values some expectation reads (a column set only checks names); None: unknown."""
@@ -159,6 +170,7 @@ def load_suite(path: Path) -> SuiteSpec:
     if duplicates:
         raise SuiteFormatError(f"expectations with the same label: {duplicates}", path=path)
     summary_sql, summary_key = _summary(meta.get("summary"), path)
+    by_file = _by_file((meta.get("summary") or {}).get("by_file"), summary_key, path)
     return SuiteSpec(
         table=path.stem,
         description=str(meta.get("description", "")),
@@ -166,6 +178,7 @@ def load_suite(path: Path) -> SuiteSpec:
         expectations=expectations,
         summary_sql=summary_sql,
         summary_key=summary_key,
+        summary_by_file=by_file,
     )
 
 
@@ -180,6 +193,18 @@ def _summary(raw: Any, path: Path) -> tuple[str | None, tuple[str, ...]]:
     except OSError as exc:
         raise SuiteFormatError(f"cannot read summary query: {exc}", path=path) from exc
     return sql, tuple(str(c) for c in raw["key"])
+
+
+def _by_file(raw: Any, key: tuple[str, ...], path: Path) -> FileSummarySpec | None:
+    """`meta.summary.by_file` = {"relation": "<folder relation>", "null_shares": {column: denominator}}."""
+    if raw is None:
+        return None
+    shares = raw.get("null_shares", {}) if isinstance(raw, dict) else None
+    if not isinstance(raw.get("relation") if isinstance(raw, dict) else None, str) or not isinstance(shares, dict):
+        raise SuiteFormatError('meta.summary.by_file must be {"relation": "<name>", "null_shares": {}}', path=path)
+    if len(key) != 1:
+        raise SuiteFormatError("a summary added up by file needs a key of one column", path=path)
+    return FileSummarySpec(str(raw["relation"]), {str(k): str(v) for k, v in shares.items()})
 
 
 def load_suites(directory: Path = config.EXPECTATIONS_DIR) -> list[SuiteSpec]:

@@ -1,0 +1,133 @@
+"""A summary query added up file by file: each file's summary row is kept in the cache under the file's sha256
+(and those of the tables the query joins), so a run that wrote a few of the matrix's files again scans only
+those (docs/quality.md#summaries-by-file).
+
+The query runs unchanged on a temporary view that shadows the relation on this connection only: the files to
+scan, read without hive partitioning, their path standing in for the key column, so one scan gives a row per
+file. The rows are then added up per key value (taken from each file's hive folder), counts summed and NULL
+shares recomputed from their counts: the frame equals the query's on the whole relation.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path, PurePosixPath
+
+import duckdb
+import pyarrow as pa
+
+from pipeline.cache.fingerprint import code_fingerprint, key_of
+from pipeline.quality.batches import summary_query
+from pipeline.quality.memo import QualityMemo, read_relations
+from pipeline.quality.suites import FileSummarySpec, SuiteSpec
+
+#: The name the files' rows are registered under while they are added up.
+_PARTS = "file_summary_parts"
+
+
+def summary_by_file(
+    con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str], memo: QualityMemo | None
+) -> duckdb.DuckDBPyRelation | None:
+    """The suite's summary, ordered as `summary_query` orders it, from each file's row (cached, or computed in
+    one scan of the files without one); None when it cannot be added up here (no cache, no `by_file` in the
+    suite, the relation is a table rather than a view over its files, or it has no files)."""
+    spec = suite.summary_by_file
+    if spec is None or memo is None or memo.by_file.folder is None or not _is_view(con, spec.relation):
+        return None
+    relations = read_relations(suite)
+    files = memo.files(spec.relation)
+    if relations is None or not files:
+        return None
+    joined = [f"{name}={sha}" for r in sorted(relations - {spec.relation}) for name, sha in memo.files(r)]
+    keys = {name: key_of(code_fingerprint(), "quality_files", suite.table, sha, *joined) for name, sha in files}
+    rows = {name: _cached(memo, key) for name, key in keys.items()}
+    missing = [name for name, row in rows.items() if row is None]
+    if missing:
+        for name, row in _scan(con, suite, present, spec, missing).items():
+            memo.by_file.keep_bytes(keys[name], _ipc(row))
+            rows[name] = row
+    return _added_up(con, suite, spec, {name: row for name, row in rows.items() if row is not None})
+
+
+def _is_view(con: duckdb.DuckDBPyConnection, relation: str) -> bool:
+    found = con.execute(
+        "SELECT table_type FROM information_schema.tables WHERE table_catalog = current_database()"
+        " AND table_schema = 'main' AND table_name = ?",
+        [relation],
+    ).fetchall()
+    return bool(found) and found[0][0] == "VIEW"
+
+
+def _cached(memo: QualityMemo, key: str) -> pa.Table | None:
+    found = memo.by_file.get(key)
+    return None if found is None else pa.ipc.open_stream(found[0].read_bytes()).read_all()
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
+
+
+def _scan(
+    con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str], spec: FileSummarySpec, names: list[str]
+) -> dict[str, pa.Table]:
+    """Each file's summary row (none: a file without rows), from one run of the query over those files."""
+    key = suite.summary_key[0]
+    listed = ", ".join(_literal(name) for name in names)  # our own relative names, escaped all the same
+    con.execute(
+        f'CREATE OR REPLACE TEMP VIEW "{spec.relation}" AS SELECT * EXCLUDE (filename), filename AS "{key}"'
+        f" FROM read_parquet([{listed}], hive_partitioning = false, filename = true)"
+    )
+    try:
+        table = con.sql(summary_query(suite, present)).to_arrow_table()
+    finally:
+        con.execute(f'DROP VIEW temp."{spec.relation}"')
+    by_tail = {PurePosixPath(name).parts: name for name in names}
+    rows = {name: table.slice(0, 0) for name in names}
+    for index, path in enumerate(table.column(key).to_pylist()):
+        tail = Path(str(path)).parts[-len(next(iter(by_tail))) :]
+        rows[by_tail[tuple(tail)]] = table.slice(index, 1)
+    return rows
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _added_up(
+    con: duckdb.DuckDBPyConnection, suite: SuiteSpec, spec: FileSummarySpec, rows: dict[str, pa.Table]
+) -> duckdb.DuckDBPyRelation:
+    """The files' rows summed per key value (the file's hive folder `<key>=<value>`), in the query's types."""
+    key = suite.summary_key[0]
+    schema = next(iter(rows.values())).schema
+    values = [_hive_value(name, key) for name, row in rows.items() for _ in range(row.num_rows)]
+    parts = pa.concat_tables(list(rows.values())).set_column(
+        schema.get_field_index(key), key, pa.array(values, pa.string())
+    )
+    columns = [f'"{name}"' if name == key else _added(name, spec) for name in schema.names]
+    con.register(_PARTS, parts)
+    try:
+        order = f' ORDER BY "{key}" NULLS LAST'
+        added = con.sql(f'SELECT {", ".join(columns)} FROM {_PARTS} GROUP BY "{key}"{order}').to_arrow_table()
+    finally:
+        con.unregister(_PARTS)
+    return con.from_arrow(added.cast(schema))
+
+
+def _added(column: str, spec: FileSummarySpec) -> str:
+    """How a column adds up: a NULL share from the counts behind it, any other column (a count) summed."""
+    if column in spec.null_shares:
+        total = f'sum("{spec.null_shares[column]}")'
+        counted = f'sum(round("{spec.null_shares[column]}" * (1 - "{column}")))'
+        return f'1 - CAST({counted} AS BIGINT) / CAST({total} AS BIGINT) AS "{column}"'
+    return f'sum("{column}") AS "{column}"'
+
+
+def _hive_value(name: str, key: str) -> str:
+    """`<relation>/<key>=<value>/part.parquet` -> value."""
+    for part in PurePosixPath(name).parts:
+        if part.startswith(f"{key}="):
+            return part[len(key) + 1 :]
+    raise ValueError(f"{name}: no {key}= folder")
