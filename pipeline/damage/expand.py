@@ -26,7 +26,7 @@ from pipeline.cache.parts import PartCache, PlacedFile
 from pipeline.damage.buffers import Buffers, reused, take_rows_columns
 from pipeline.damage.effective import EffectiveWeapons
 from pipeline.damage.engine import OUTPUTS, DamageKeys, distinct_plan
-from pipeline.damage.matrix_files import PARQUET_DIR, file_ranges, part_path, scenario_dir
+from pipeline.damage.matrix_files import PARQUET_DIR, file_ranges, fresh_scenario_dir, part_path
 from pipeline.damage.matrix_key import MatrixDigest
 from pipeline.damage.profiles import TargetProfiles
 from pipeline.damage.report import DamageReport
@@ -295,7 +295,7 @@ class DamageComputation:
         self._arrow_ids()  # built once, before the threads share them
         self._target_codes(slice(0, min(self.report.cells_per_scenario, ROW_GROUP_ROWS)))
         for scenario in self.scenarios:
-            scenario_dir(out_dir, scenario.name).mkdir(parents=True, exist_ok=True)
+            fresh_scenario_dir(out_dir, scenario.name)
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             return list(pool.map(write, jobs))
 
@@ -327,7 +327,7 @@ def write_partition(frame: pl.DataFrame, out_dir: Path, scenario: str) -> list[P
     table = table.cast(required_schema(table.schema))
     weapons = frame["weapon_id"].cast(pl.String).unique(maintain_order=True).to_list()
     width = frame.height // max(len(weapons), 1)
-    scenario_dir(out_dir, scenario).mkdir(parents=True, exist_ok=True)
+    fresh_scenario_dir(out_dir, scenario)
     paths = []
     for index, (first, last) in enumerate(file_ranges(weapons)):
         path = part_path(out_dir, scenario, index)

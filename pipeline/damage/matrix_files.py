@@ -49,3 +49,10 @@ def part_path(out_dir: Path, scenario: str, index: int) -> Path:
 def scenario_files(out_dir: Path, scenario: str) -> list[Path]:
     """A scenario's files in row order."""
     return sorted(scenario_dir(out_dir, scenario).glob("part-*.parquet"))
+
+
+def fresh_scenario_dir(out_dir: Path, scenario: str) -> None:
+    """A scenario's folder, created, without the files of an earlier write (a reader globs every part)."""
+    scenario_dir(out_dir, scenario).mkdir(parents=True, exist_ok=True)
+    for stale in scenario_files(out_dir, scenario):
+        stale.unlink()

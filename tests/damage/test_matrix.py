@@ -297,3 +297,14 @@ def test_blocks_do_not_depend_on_how_many_queries_run_at_once(monkeypatch: pytes
     batched = prepare_damage(w, a, t, p).blocks
     assert whole["damage"].shape[0] > 3 * at_once
     assert {k: v.tobytes() for k, v in batched.items()} == {k: v.tobytes() for k, v in whole.items()}
+
+
+def test_a_second_write_into_the_folder_leaves_only_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readers glob every part of a scenario: 7 files (one a weapon), then 1 written over them leave 1."""
+    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 1)
+    prepare_damage(*frames()).write_parquet(tmp_path)
+    assert len(scenario_files(tmp_path, "default")) == 7
+    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 512)
+    prepare_damage(*frames()).write_parquet(tmp_path)
+    assert [p.name for p in scenario_files(tmp_path, "default")] == ["part-00000.parquet"]
+    assert pl.read_parquet(scenario_files(tmp_path, "default")).height == 77
