@@ -3,9 +3,10 @@
 those (docs/quality.md#summaries-by-file).
 
 The query runs unchanged on a temporary view that shadows the relation on this connection only: the files to
-scan, read without hive partitioning, their path standing in for the key column, so one scan gives a row per
-file. The rows are then added up per key value (taken from each file's hive folder), counts summed and NULL
-shares recomputed from their counts: the frame equals the query's on the whole relation.
+scan, each file's path standing in for the first key column (a hive folder of the relation), so one scan
+gives the rows of each file. The rows are then added up per key (the first column taken from each file's
+folder), counts summed and NULL shares recomputed from their counts: the frame equals the query's on the
+whole relation.
 """
 
 from __future__ import annotations
@@ -73,23 +74,23 @@ def _ipc(table: pa.Table) -> bytes:
 def _scan(
     con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str], spec: FileSummarySpec, names: list[str]
 ) -> dict[str, pa.Table]:
-    """Each file's summary row (none: a file without rows), from one run of the query over those files."""
+    """Each file's summary rows (none: a file without rows), from one run of the query over those files."""
     key = suite.summary_key[0]
     listed = ", ".join(_literal(name) for name in names)  # our own relative names, escaped all the same
     con.execute(
-        f'CREATE OR REPLACE TEMP VIEW "{spec.relation}" AS SELECT * EXCLUDE (filename), filename AS "{key}"'
-        f" FROM read_parquet([{listed}], hive_partitioning = false, filename = true)"
+        f'CREATE OR REPLACE TEMP VIEW "{spec.relation}" AS SELECT * EXCLUDE (filename) REPLACE (filename AS "{key}")'
+        f" FROM read_parquet([{listed}], hive_partitioning = true, filename = true)"
     )
     try:
         table = con.sql(summary_query(suite, present)).to_arrow_table()
     finally:
         con.execute(f'DROP VIEW temp."{spec.relation}"')
     by_tail = {PurePosixPath(name).parts: name for name in names}
-    rows = {name: table.slice(0, 0) for name in names}
+    found: dict[str, list[int]] = {name: [] for name in names}
     for index, path in enumerate(table.column(key).to_pylist()):
         tail = Path(str(path)).parts[-len(next(iter(by_tail))) :]
-        rows[by_tail[tuple(tail)]] = table.slice(index, 1)
-    return rows
+        found[by_tail[tuple(tail)]].append(index)
+    return {name: table.take(pa.array(indices, pa.int64())) for name, indices in found.items()}
 
 
 def _literal(text: str) -> str:
@@ -99,18 +100,20 @@ def _literal(text: str) -> str:
 def _added_up(
     con: duckdb.DuckDBPyConnection, suite: SuiteSpec, spec: FileSummarySpec, rows: dict[str, pa.Table]
 ) -> duckdb.DuckDBPyRelation:
-    """The files' rows summed per key value (the file's hive folder `<key>=<value>`), in the query's types."""
-    key = suite.summary_key[0]
+    """The files' rows summed per key (its first column from the file's hive folder `<key>=<value>`), in the
+    query's types and order."""
+    key, keys = suite.summary_key[0], suite.summary_key
     schema = next(iter(rows.values())).schema
     values = [_hive_value(name, key) for name, row in rows.items() for _ in range(row.num_rows)]
     parts = pa.concat_tables(list(rows.values())).set_column(
         schema.get_field_index(key), key, pa.array(values, pa.string())
     )
-    columns = [f'"{name}"' if name == key else _added(name, spec) for name in schema.names]
+    columns = [f'"{name}"' if name in keys else _added(name, spec) for name in schema.names]
+    grouped = ", ".join(f'"{c}"' for c in keys)
     con.register(_PARTS, parts)
-    try:
-        order = f' ORDER BY "{key}" NULLS LAST'
-        added = con.sql(f'SELECT {", ".join(columns)} FROM {_PARTS} GROUP BY "{key}"{order}').to_arrow_table()
+    try:  # ordered as `summary_query` orders
+        query = f"SELECT {', '.join(columns)} FROM {_PARTS} GROUP BY {grouped} ORDER BY {grouped} NULLS LAST"
+        added = con.sql(query).to_arrow_table()
     finally:
         con.unregister(_PARTS)
     return con.from_arrow(added.cast(schema))

@@ -65,9 +65,10 @@ class ExpectationSpec:
 
 @dataclass(frozen=True)
 class FileSummarySpec:
-    """How a summary query's rows add up over the files of `relation` (docs/quality.md#summaries-by-file):
-    every column but the key is a count, summed over files, except each of `null_shares`, the share of its
-    denominator column's cells that are NULL (`1 - count(x) / count(*)`)."""
+    """How a summary query's rows add up over the files of `relation` (docs/quality.md#summaries-by-file): the
+    key's first column is the hive folder of each file; every other column but the key is a count, summed over
+    files, except each of `null_shares`, the share of its denominator column's cells that are NULL
+    (`1 - count(x) / count(*)`)."""
 
     relation: str
     null_shares: dict[str, str]
@@ -202,8 +203,10 @@ def _by_file(raw: Any, key: tuple[str, ...], path: Path) -> FileSummarySpec | No
     shares = raw.get("null_shares", {}) if isinstance(raw, dict) else None
     if not isinstance(raw.get("relation") if isinstance(raw, dict) else None, str) or not isinstance(shares, dict):
         raise SuiteFormatError('meta.summary.by_file must be {"relation": "<name>", "null_shares": {}}', path=path)
-    if len(key) != 1:
-        raise SuiteFormatError("a summary added up by file needs a key of one column", path=path)
+    if not key:
+        raise SuiteFormatError(
+            "a summary added up by file needs a key (its first column: the files' folder)", path=path
+        )
     return FileSummarySpec(str(raw["relation"]), {str(k): str(v) for k, v in shares.items()})
 
 

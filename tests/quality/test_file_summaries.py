@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline import config
 from pipeline.cache.parts import PartCache
 from pipeline.damage import matrix_files
 from pipeline.damage.reference_slice import damage_vs_reference
@@ -19,6 +20,7 @@ from pipeline.quality.memo import QualityMemo
 from pipeline.quality.pandas_frames import as_pandas
 from pipeline.quality.stage import quality_gate
 from pipeline.quality.suites import load_suites
+from pipeline.run import run_pipeline
 from pipeline.store import load, store_stage
 from pipeline.store.load import open_store
 from tests.quality.test_memo import _report
@@ -58,9 +60,9 @@ def _contents(release: Path) -> set[bytes]:
     return {path.read_bytes() for path in (release / "damage_matrix").rglob("*.parquet")}
 
 
-def _summaries(release: Path, memo: QualityMemo) -> tuple[object, object]:
-    """The summary added up by file, and the query's on the whole matrix."""
-    suite = next(s for s in load_suites() if s.table == "damage_matrix")
+def _summaries(release: Path, memo: QualityMemo, table: str = "damage_matrix") -> tuple[object, object]:
+    """The summary added up by file, and the query's on the whole relation."""
+    suite = next(s for s in load_suites() if s.table == table)
     with open_store(release / "dataslate.duckdb") as con:
         present = existing_tables(con)
         by_file = summary_by_file(con, suite, present, memo)
@@ -111,3 +113,19 @@ def test_a_points_change_scans_only_the_files_of_its_weapons(built: SeedStages, 
     _stored(changed, cold, tmp_path / "cold-cache")
     quality_gate(cold, memo=QualityMemo.of(None, cold, {}))
     assert _report(release) == _report(cold)
+
+
+def test_a_run_adds_up_both_summaries_by_file(tmp_path: Path) -> None:
+    """A run of the seed pages and `Chaos - World Eaters.cat` with its unit x unit table: `unit_matchups` (key
+    scenario and phase; a file per attacker faction, 142, 142 and 8,449 rows) and the matrix both added up
+    by file, equal to their whole queries."""
+    result = run_pipeline([config.RAW_PAGES_DIR, config.bsdata_dir() / "Chaos - World Eaters.cat"], tmp_path / "out")
+    release = result.release
+    matchups = sorted((release / "unit_matchups").rglob("*.parquet"))
+    assert [pl.scan_parquet(p).select(pl.len()).collect().item() for p in matchups] == [142, 142, 8449]
+    matrix = {p.read_bytes() for p in (release / "damage_matrix").rglob("*.parquet")}
+    assert result.partitions["quality_files"] == (len(matrix) + 3, 0)
+    for table in ("unit_matchups", "damage_matrix"):
+        added, whole = _summaries(release, QualityMemo.of(tmp_path / "cache", release, {}), table)
+        assert list(added.dtypes) == list(whole.dtypes) and added.equals(whole)  # type: ignore[attr-defined]
+        assert len(whole) == {"unit_matchups": 2, "damage_matrix": 5}[table]  # type: ignore[arg-type]
