@@ -51,9 +51,21 @@ def _installed(name: str) -> str:
 def frame_digest(frame: pl.DataFrame) -> str:
     """sha256 of a frame's columns and rows in order, as NDJSON text (the logical values, never the
     memory layout, which differs between equal frames)."""
-    digest = hashlib.sha256(json.dumps(list(frame.schema.items()), default=str).encode() + b"\n")
+    digest = hashlib.sha256(_schema_line(frame))
     digest.update(frame.write_ndjson().encode())
     return digest.hexdigest()
+
+
+def row_digests(frame: pl.DataFrame) -> tuple[str, ...]:
+    """sha256 of each row with the frame's schema, as `frame_digest` reads them (one NDJSON line a row)."""
+    schema, lines = _schema_line(frame), frame.write_ndjson().encode().splitlines()
+    if len(lines) != frame.height:  # JSON escapes every line break inside a value: never expected
+        raise ValueError(f"{len(lines)} NDJSON lines for {frame.height} rows")
+    return tuple(hashlib.sha256(schema + line).hexdigest() for line in lines)
+
+
+def _schema_line(frame: pl.DataFrame) -> bytes:
+    return json.dumps(list(frame.schema.items()), default=str).encode() + b"\n"
 
 
 def rows_digest(frame: pl.DataFrame) -> str:
@@ -61,7 +73,7 @@ def rows_digest(frame: pl.DataFrame) -> str:
     same in every process of one Polars version, which the code fingerprint covers). Several times cheaper
     than `frame_digest` on wide float rows; two frames differing in a row share it only if that row's
     hashes collide (about 2^-64)."""
-    digest = hashlib.sha256(json.dumps(list(frame.schema.items()), default=str).encode() + b"\n")
+    digest = hashlib.sha256(_schema_line(frame))
     digest.update(frame.hash_rows(seed=0).to_numpy().tobytes())
     return digest.hexdigest()
 

@@ -7,13 +7,11 @@ every target's inputs and of each of its weapons' inputs, one digest per weapon 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.cache.fingerprint import code_fingerprint, frame_digest, key_of
+from pipeline.cache.fingerprint import code_fingerprint, frame_digest, key_of, row_digests
 from pipeline.damage.inputs import TARGET_SCHEMA, WEAPON_ABILITY_SCHEMA, WEAPON_SCHEMA
 
 
@@ -42,13 +40,6 @@ def matrix_digest(
     return MatrixDigest(
         frame_digest(target_inputs(targets, target_ids)), row_digests(weapon_inputs(weapons, abilities, weapon_ids))
     )
-
-
-def row_digests(frame: pl.DataFrame) -> tuple[str, ...]:
-    """sha256 of each row with the frame's schema, as NDJSON text (one line per row: the logical values)."""
-    schema = json.dumps(list(frame.schema.items()), default=str).encode() + b"\n"
-    lines = frame.write_ndjson().encode().splitlines()
-    return tuple(hashlib.sha256(schema + line).hexdigest() for line in lines)
 
 
 def weapon_inputs(weapons: pl.DataFrame, abilities: pl.DataFrame, ordered: pl.DataFrame) -> pl.DataFrame:
