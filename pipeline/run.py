@@ -41,6 +41,7 @@ from pipeline.reports import RunReports
 from pipeline.runtime import Beside, arrow_system_allocator, gc_thresholds, release_free_heap
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
+from pipeline.store.patch import DuckdbReuse
 from pipeline.units.warm import warm_loops
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
@@ -129,13 +130,14 @@ def _run(
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     matrix_cache = PartCache(cache, "damage_matrix")
+    duckdb = DuckdbReuse.of(cache, previous.folder if previous is not None else None)
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
             matchups = matchups_stage(frames, release, matchup_scenarios, executor, cache=cache)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
         with stage("store (DuckDB)"):
-            stored = store_stage(frames, damage, release, matrix_cache)
+            stored = store_stage(frames, damage, release, matrix_cache, duckdb)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
         release_free_heap()
         hashed = {**stored.matrix_hashes, **matchups.file_hashes, **stored.table_hashes}
@@ -152,6 +154,7 @@ def _run(
                 release, version, frames, damage, run_reports, publication, previous, hashed, cache, stored.table_files
             )
     matrix_cache.prune()  # published: the cached parts this run did not use go
+    duckdb.cache.prune()
     matchups.prune()
     memo.prune()
     published.reuse.prune()
@@ -159,6 +162,7 @@ def _run(
     latest = (output.path / config.LATEST_NAME).resolve()
     parts = {
         "damage_matrix": stored.partitions,
+        "duckdb_tables": stored.duckdb_tables,
         **matchups.cache.partitions,
         "quality": memo.suites,
         "quality_files": memo.file_summaries,

@@ -15,6 +15,7 @@ from pipeline.errors import PublishError
 from pipeline.store.bounded import bounded_connect
 from pipeline.store.ddl import TABLE_MODELS, create_table_sql
 from pipeline.store.views import create_damage_views, create_views
+from schemas.records import Record
 
 
 def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
@@ -28,13 +29,17 @@ def load_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path) -> None:
     db_path.unlink(missing_ok=True)
     with bounded_connect(db_path) as con:
         for model in TABLE_MODELS:
-            con.execute(create_table_sql(model))
-            frame = frames.get(model.TABLE)
-            if frame is not None and not frame.is_empty():
-                arrow = frame.to_arrow(compat_level=pl.CompatLevel.newest())  # noqa: F841  (DuckDB's replacement scan)
-                con.execute(f"INSERT INTO {model.TABLE} SELECT * FROM arrow")
+            fill_table(con, model, frames.get(model.TABLE))
         create_views(con)
         con.execute("CHECKPOINT")
+
+
+def fill_table(con: duckdb.DuckDBPyConnection, model: type[Record], frame: pl.DataFrame | None) -> None:
+    """`model`'s table created and filled from `frame` (Arrow string views, one statement)."""
+    con.execute(create_table_sql(model))
+    if frame is not None and not frame.is_empty():
+        arrow = frame.to_arrow(compat_level=pl.CompatLevel.newest())  # noqa: F841  (DuckDB's replacement scan)
+        con.execute(f"INSERT INTO {model.TABLE} SELECT * FROM arrow")
 
 
 #: Above this many cells the damage matrix stays in Parquet and DuckDB gets a view.

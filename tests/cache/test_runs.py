@@ -11,6 +11,7 @@ import pytest
 from pipeline import config
 from pipeline.cache.entries import CacheWarning, entry_path
 from pipeline.cache.fingerprint import inputs_key
+from pipeline.publish.manifest import duckdb_content_hashes
 from pipeline.run import RunResult, run_pipeline
 from tests.publish.releases import invoke
 
@@ -106,7 +107,7 @@ def test_a_changed_page_is_the_only_input_parsed_again(pages: Path, tmp_path: Pa
 
 #: Cache kinds of what unchanged rows reuse (docs/releases.md#unchanged-tables, docs/quality.md#memo,
 #: docs/releases.md#faction-documents).
-KINDS = ("quality", "feed", "duckdb_contents", "faction_documents")
+KINDS = ("quality", "feed", "duckdb_contents", "faction_documents", "duckdb_file")
 
 
 def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
@@ -129,11 +130,12 @@ def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
     assert "quality: 6 partitions computed, 31 from the cache" in said.stderr
     assert "feed: 1 partitions computed, 34 from the cache" in said.stderr  # only `sources` (the page's sha256)
     assert "faction_documents: 0 partitions computed, 3 from the cache" in said.stderr  # none reads `sources`
+    assert "duckdb_tables: 1 partitions computed, 34 from the cache" in said.stderr  # no foreign key names `sources`
     result = run_pipeline([changed], out)  # the same inputs again: the release is reused
     assert result.reused and result.version != first.version
     assert len(list((out / config.CACHE_DIRNAME / "parts" / "damage_matrix").glob("*.json"))) == 5  # pruned to these
     kept = {kind: len(list((out / config.CACHE_DIRNAME / "parts" / kind).glob("*.json"))) for kind in KINDS}
-    assert kept == {"quality": 37, "feed": 35, "duckdb_contents": 35, "faction_documents": 3}  # the replaced pruned
+    assert kept == {"quality": 37, "feed": 35, "duckdb_contents": 35, "faction_documents": 3, "duckdb_file": 1}
     monkeypatch.setenv("DATASLATE_CACHE", "off")
     cold = run_pipeline([changed], tmp_path / "cold")
     assert cold.partitions["damage_matrix"] == (5, 0)
@@ -141,6 +143,8 @@ def test_a_change_the_matrix_does_not_read_places_it_from_the_cache(
         assert (result.release / path.relative_to(cold.release)).read_bytes() == path.read_bytes()
     files = json.loads((result.release / "manifest.json").read_text())["files"]
     cold_files = json.loads((cold.release / "manifest.json").read_text())["files"]
+    patched, whole = result.release / config.DUCKDB_FILENAME, cold.release / config.DUCKDB_FILENAME
+    assert duckdb_content_hashes(patched) == duckdb_content_hashes(whole)  # computed, none taken from the cache
     checks = {"quality/summary.json", "quality/index.html"}  # the cold run had no previous release to check against
     assert {k: v for k, v in files.items() if k not in checks} == {
         k: v for k, v in cold_files.items() if k not in checks
