@@ -3,9 +3,9 @@ of one catalogue, +1), each with its stages, the inputs parsed and the partition
 
     python bench/incremental.py [CATALOGUE]   # default: the largest catalogue of the shared BSData folder
 
-Each run is a process of its own, as `dataslate run` is: a run in the process of an earlier one would find
-Great Expectations, Numba's loops and every module already loaded (≈ 6 s of a refresh). `total_s` is the
-run itself, `process_s` the whole process (interpreter and imports included).
+Each run is a process of its own, as `dataslate run` is (and ends as it does, `runtime.exit_now`): a run in
+the process of an earlier one would find Great Expectations and every module already loaded. `total_s` is the
+run itself, `process_s` the whole process (interpreter, imports and exit included).
 Runs on a copy of the shared BSData folder (the shared data is read-only) with pages and Wahapedia; the unit x
 unit table as `bench/pipeline_bench.py` chooses it (DATASLATE_BENCH_UNIT_MATCHUPS). Printed as JSON.
 """
@@ -100,6 +100,9 @@ def run_incremental(catalogue: str | None = None) -> dict[str, Any]:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == [ONE_RUN]:
+        from pipeline.runtime import exit_now
+
         print(json.dumps(one_run(Path(sys.argv[2]), [Path(p) for p in sys.argv[3:]])))
+        exit_now(0)  # as the console script ends
     else:
         print(json.dumps(run_incremental(*sys.argv[1:2]), indent=2))

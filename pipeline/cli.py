@@ -24,6 +24,7 @@ from rich.text import Text
 
 from pipeline import __version__, config
 from pipeline.errors import PipelineError, QualityGateError
+from pipeline.runtime import exit_now
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
 fetch_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Download raw inputs.")
@@ -445,5 +446,22 @@ def diff(
         sys.stdout.write(format_diff(diffs) + "\n")  # plain lines: never wrapped, greppable
 
 
+def entry() -> None:
+    """The console script: the app, then the process's exit without the interpreter's teardown (`exit_now`)."""
+    try:
+        app()
+    except SystemExit as done:
+        exit_now(_exit_code(done.code))
+    exit_now(0)
+
+
+def _exit_code(code: object) -> int:
+    """`sys.exit`'s rule: None is 0, an int itself, anything else printed to stderr and 1."""
+    if code is None or isinstance(code, int):
+        return code or 0
+    print(code, file=sys.stderr)
+    return 1
+
+
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    entry()

@@ -10,11 +10,12 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from pipeline import config
+from pipeline import __version__, config
 from tests.publish.releases import invoke, one_error
 
 DATASLATE = Path(sys.executable).parent / "dataslate"
@@ -94,3 +95,28 @@ def test_an_unknown_unit_matchups_scenario_is_refused_before_any_work(tmp_path: 
     assert result.exit_code == 2
     assert "unknown scenario 'bogus'" in result.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "out"),
+    [(["--version"], 0, [f"dataslate {__version__}"]), (["run", "--input", "/no-such-export", "--out", "/tmp"], 1, [])],
+)
+def test_the_console_script_runs_atexit_handlers_but_no_teardown(argv: list[str], code: int, out: list[str]) -> None:
+    """`dataslate` is `entry`: it exits with the command's code, flushed output and atexit handlers run, but
+    without the interpreter's teardown, whose collections walk every live object (docs/scaling.md#process-exit).
+    A module-level object's finaliser, run by a teardown, shows whether there was one."""
+    scripts = tomllib.loads((config.REPO_ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"dataslate": "pipeline.cli:entry"}
+    script = (
+        "import atexit, sys\n"
+        "class Kept:\n    def __del__(self): print('teardown')\n"
+        "kept = Kept()\n"
+        "atexit.register(lambda: print('atexit'))\n"
+        "from pipeline.cli import entry\n"
+        f"sys.argv = ['dataslate', *{argv!r}]\n"
+        "entry()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert proc.returncode == code
+    assert proc.stdout.splitlines() == [*out, "atexit"]
+    assert "leaked" not in proc.stderr
