@@ -54,9 +54,13 @@ class DuckdbReuse:
 
     def base(self) -> DuckdbBase | None:
         """The previous release's file if this code built it and it is unchanged since (its sha256 recorded)."""
-        if self.cache.folder is None or self.previous is None or not self.previous.is_file():
+        if self.cache.folder is None or self.previous is None:
             return None
-        found = self.cache.get(_key(file_sha256(str(self.previous))), use=False)  # pruned once this run publishes
+        try:
+            sha = file_sha256(str(self.previous))
+        except OSError:  # gone or unreadable: built whole
+            return None
+        found = self.cache.get(_key(sha), use=False)  # pruned once this run publishes
         if found is None:
             return None
         tables = found[1].meta.get("tables")

@@ -9,6 +9,7 @@ a view, before the quality gates run.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -16,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from duckdb import Error as DuckdbError
 
 from pipeline import config
+from pipeline.cache.entries import CacheWarning
 from pipeline.cache.parts import PartCache
 from pipeline.damage.expand import WrittenPart
 from pipeline.damage.matrix import DamageComputation
@@ -93,13 +96,18 @@ def store_stage(
 
 
 def _load(
-    frames: Mapping[str, pl.DataFrame], db_path: Path, duckdb: DuckdbReuse | None, tables: Future[dict[str, str]]
+    frames: Mapping[str, pl.DataFrame], db_path: Path, reuse: DuckdbReuse | None, tables: Future[dict[str, str]]
 ) -> tuple[tuple[str, ...], bool]:
-    """The tables loaded, and whether into a copy of the previous file (which needs the Parquet hashes first)."""
-    base = duckdb.base() if duckdb is not None else None
-    if base is None:
-        load_duckdb(frames, db_path)
-        return tuple(model.TABLE for model in TABLE_MODELS), False
-    load = tables_to_load(base.tables, tables.result())
-    patch_duckdb(frames, db_path, base.path, load)
-    return tuple(load), True
+    """The tables loaded, and whether into a copy of the previous file (which needs the Parquet hashes first).
+    A copy that cannot be patched is never trusted: the file is built whole, with a warning."""
+    base = reuse.base() if reuse is not None else None
+    if base is not None:
+        load = tables_to_load(base.tables, tables.result())
+        try:
+            patch_duckdb(frames, db_path, base.path, load)
+            return tuple(load), True
+        except (OSError, DuckdbError) as exc:
+            why = f"previous DuckDB file not patched, loading every table: {exc!s:.200}"
+            warnings.warn(why, CacheWarning, stacklevel=1)
+    load_duckdb(frames, db_path)
+    return tuple(model.TABLE for model in TABLE_MODELS), False

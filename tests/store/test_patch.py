@@ -4,6 +4,7 @@ and the file holds what a file built whole holds."""
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import Future
 from pathlib import Path
 
 import duckdb
@@ -18,6 +19,7 @@ from pipeline.store.ddl import TABLE_MODELS
 from pipeline.store.load import load_duckdb
 from pipeline.store.parquet import write_parquet_tables
 from pipeline.store.patch import DuckdbReuse, patch_duckdb, tables_to_load
+from pipeline.store.stage import _load
 
 NAMES = [model.TABLE for model in TABLE_MODELS]
 #: The tables whose foreign keys reference `units` (ddl.FOREIGN_KEYS); none of them is referenced in turn.
@@ -125,3 +127,29 @@ def test_the_previous_file_is_a_base_only_as_this_code_recorded_it(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert reuse.base() is None
+
+
+def test_a_previous_file_that_cannot_be_patched_is_built_whole_with_a_warning(
+    seed_frames: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    """A record whose file is not a DuckDB file (hashes as recorded, opens as nothing): the copy fails to
+    open, so every table is loaded into a new file instead, and the run says why."""
+    release, out = tmp_path / "v1", tmp_path / "v2"
+    release.mkdir()
+    out.mkdir()
+    (release / config.DUCKDB_FILENAME).write_bytes(b"not a database\n" * 100)
+    reuse = DuckdbReuse.of(tmp_path / "cache", release)
+    reuse.remember(release / config.DUCKDB_FILENAME, {t: "x" for t in NAMES})
+    hashes: Future[dict[str, str]] = Future()
+    hashes.set_result({t: "x" for t in NAMES if t != "units"})
+    with pytest.warns(CacheWarning, match="not patched, loading every table"):
+        loaded, patched = _load(seed_frames, out / config.DUCKDB_FILENAME, reuse, hashes)
+    assert (loaded, patched) == (tuple(NAMES), False)
+    with duckdb.connect(str(out / config.DUCKDB_FILENAME), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM units").fetchone() == (seed_frames["units"].height,)
+
+
+def test_an_unreadable_previous_file_is_no_base(tmp_path: Path) -> None:
+    (tmp_path / "v1" / config.DUCKDB_FILENAME).mkdir(parents=True)  # a folder where the file should be
+    assert DuckdbReuse.of(tmp_path / "cache", tmp_path / "v1").base() is None
+    assert DuckdbReuse.of(tmp_path / "cache", tmp_path / "v0").base() is None  # no file at all
