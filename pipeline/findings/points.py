@@ -21,8 +21,10 @@ def points_fall(frames: Mapping[str, pl.DataFrame]) -> Iterator[Found]:
     """Per datasheet: an option with more models and a lower cost than an option with fewer."""
     sheets = _sheets(frames)
     points = frames["points"].sort("datasheet_id", "models", "cost", "description")
-    for (datasheet_id,), options in points.group_by(["datasheet_id"], maintain_order=True):
-        rows = options.to_dicts()
+    by_sheet: dict[str, list[dict[str, Any]]] = {}  # one conversion, not one frame per datasheet
+    for row in points.to_dicts():
+        by_sheet.setdefault(row["datasheet_id"], []).append(row)
+    for datasheet_id, rows in by_sheet.items():
         for larger in rows:
             smaller = [r for r in rows if r["models"] < larger["models"] and r["cost"] > larger["cost"]]
             if not smaller:
