@@ -45,6 +45,8 @@ from pipeline.store.patch import DuckdbReuse
 from pipeline.units.warm import warm_loops
 
 StageContext = Callable[[str], AbstractContextManager[Any]]
+#: Cache kind of the damage matrix's files (read by the engine to skip their rows, kept by the store).
+MATRIX_KIND = "damage_matrix"
 Frames = dict[str, pl.DataFrame]
 
 
@@ -129,7 +131,7 @@ def _run(
         frames = {**frames, "damage_vs_reference": vs_reference, "findings": findings}
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
-    matrix_cache = PartCache(cache, "damage_matrix")
+    matrix_cache = PartCache(cache, MATRIX_KIND)
     duckdb = DuckdbReuse.of(cache, previous.folder if previous is not None else None)
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
@@ -195,7 +197,7 @@ def _compute(
         referenced = reference_stage(golden_loadouts.dataset)
     with stage("integrity"):
         frames = build_frames(referenced.dataset)
-    started = start_damage(frames)  # waited for in the "damage matrix" stage, after findings
+    started = start_damage(frames, PartCache(cache, MATRIX_KIND))  # waited for in the "damage matrix" stage
     reports = {
         "parse": parsed.report,
         "dedupe": deduped.report,

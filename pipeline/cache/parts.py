@@ -89,6 +89,11 @@ class PartCache:
         entry = read_entry(self.folder, self._kind, key) if self.folder is not None else None
         return dict(entry.get("meta") or {}) if isinstance(entry, dict) else None
 
+    def holds_any(self) -> bool:
+        """Whether the cache has any entry of this kind (none: a cold run, or no cache)."""
+        folder = self.folder / self._kind if self.folder is not None else None
+        return folder is not None and folder.is_dir() and any(folder.glob("*.json"))
+
     def claim(self, keys: Iterable[str]) -> None:
         """Count as used parts kept by other processes of this run (forked workers keep into the same folder,
         but their `used` stays in their process)."""

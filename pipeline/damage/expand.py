@@ -14,7 +14,7 @@ import threading
 import typing
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from schemas.records import DamageCell
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 CodeArray = npt.NDArray[np.int32]
+BoolArray = npt.NDArray[np.bool_]
 
 
 def _dense_columns(results: pl.DataFrame, n_weapons: int, n_targets: int) -> dict[str, FloatArray]:
@@ -88,29 +89,87 @@ def plans_at_once() -> int:
     return max(2, available_cpus())
 
 
-def build_blocks(effective: EffectiveWeapons, targets: TargetProfiles, keys: DamageKeys) -> dict[str, FloatArray]:
+def build_blocks(
+    effective: EffectiveWeapons,
+    targets: TargetProfiles,
+    keys: DamageKeys,
+    rows: BoolArray | None = None,
+    columns: IntArray | None = None,
+    into: dict[str, FloatArray] | None = None,
+) -> dict[str, FloatArray]:
     """output -> array [global effective key, target key `tkey`]. Weapons without Blast or Anti are computed
-    per `tkey_base` (coarser), then spread to the `tkey` columns."""
+    per `tkey_base` (coarser), then spread to the `tkey` columns. `rows` (a mask of effective keys) and `columns`
+    (target keys) limit what is computed; `into`: the arrays to fill (default: new ones, of every row and key).
+    A pair's results do not depend on the other pairs of its query, so a part gives the whole's bits."""
     n_keys = targets.profiles.height
-    blocks = {name: np.empty((effective.count, n_keys)) for name in OUTPUTS}
+    blocks = into if into is not None else {name: np.empty((effective.count, n_keys)) for name in OUTPUTS}
     base_of_key = targets.ids.unique("tkey").sort("tkey")["tkey_base"].cast(pl.Int64).to_numpy()
+    wanted = np.arange(n_keys) if columns is None else columns
     plans, placements = [], []
     for group in effective.groups:
-        special = group.name == "special"
-        frame = targets.profiles if special else targets.base.rename({"tkey_base": "tkey"})
-        order = np.arange(n_keys) if special else base_of_key
-        for start in range(0, group.profiles.height, CHUNK):
-            chunk = group.profiles.slice(start, CHUNK).with_columns(pl.col("ekey") - start)
+        frame, order = _target_frame(group.name == "special", targets, base_of_key, columns)
+        height = group.profiles.height
+        local = np.arange(height) if rows is None else np.flatnonzero(rows[group.offset : group.offset + height])
+        for start in range(0, len(local), CHUNK):
+            picked = local[start : start + CHUNK]
+            chunk = group.profiles[picked].with_columns(pl.Series("ekey", np.arange(len(picked)), pl.UInt32))
             plans.append(distinct_plan(chunk, frame, group.anti_keywords, keys))
-            placements.append((group.offset + start, chunk.height, frame.height, order))
+            placements.append((group.offset + picked, frame.height, order))
     step = plans_at_once()
     for at in range(0, len(plans), step):
         batch = zip(pl.collect_all(plans[at : at + step]), placements[at : at + step], strict=True)
-        for results, (first, n_weapons, n_keys, order) in batch:
-            dense = _dense_columns(results, n_weapons, n_keys)
+        for results, (found, n_frame, order) in batch:
+            dense = _dense_columns(results, len(found), n_frame)
+            whole = columns is None and found[-1] - found[0] == len(found) - 1  # consecutive rows, every key
             for name in OUTPUTS:
-                np.take(dense[name], order, axis=1, out=blocks[name][first : first + n_weapons])
+                if whole:
+                    np.take(dense[name], order, axis=1, out=blocks[name][found[0] : found[-1] + 1])
+                else:
+                    blocks[name][np.ix_(found, wanted)] = np.take(dense[name], order, axis=1)
     return blocks
+
+
+def _target_frame(
+    special: bool, targets: TargetProfiles, base_of_key: IntArray, columns: IntArray | None
+) -> tuple[pl.DataFrame, IntArray]:
+    """The targets a group's query crosses (every distinct profile for Blast and Anti, else the coarser base
+    profiles), and the frame's row of each wanted target key."""
+    if special:
+        if columns is None:
+            return targets.profiles, np.arange(targets.profiles.height)
+        return targets.profiles[columns], np.arange(len(columns))
+    base = targets.base.rename({"tkey_base": "tkey"})
+    if columns is None:
+        return base, base_of_key
+    bases = np.unique(base_of_key[columns])
+    return base[bases], np.searchsorted(bases, base_of_key[columns])
+
+
+@dataclass
+class BlockFill:
+    """What `prepare_damage` left out of the blocks (docs/damage.md#files): the rows of the matrix files the
+    cache held when it looked. Every row holds the `columns` (the reference profiles' keys); a row `whole` holds
+    every key. `ensure` computes what a read needs and is missing, once (a file the cache held but could not
+    place is written all the same)."""
+
+    effective: EffectiveWeapons
+    targets: TargetProfiles
+    keys: DamageKeys
+    whole: BoolArray
+    columns: IntArray
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def ensure(self, blocks: dict[str, FloatArray], rows: IntArray, keys: IntArray | None) -> None:
+        """`rows` readable at `keys` (None: every key)."""
+        if self.whole[rows].all() or (keys is not None and np.isin(keys, self.columns).all()):
+            return
+        with self.lock:
+            missing = np.zeros_like(self.whole)
+            missing[rows] = True
+            missing &= ~self.whole
+            if missing.any():
+                build_blocks(self.effective, self.targets, self.keys, rows=missing, into=blocks)
+                self.whole |= missing
 
 
 class DamageComputation:
@@ -126,6 +185,7 @@ class DamageComputation:
         scenarios: Sequence[Scenario],
         report: DamageReport,
         digest: MatrixDigest | None = None,
+        fill: BlockFill | None = None,
     ) -> None:
         self.weapons = weapons  # weapon_id, wkey, cost_per_copy; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
@@ -136,6 +196,7 @@ class DamageComputation:
         self.scenarios = list(scenarios)
         self.report = report
         self.digest = digest  # of every engine input (matrix_key.py): None means never cached
+        self.fill = fill  # the rows `blocks` lacks (None: it holds every row)
         #: Enum types of weapon_id, profile_id, scenario: 4-byte codes in memory, strings to every
         #: reader (DuckDB, Parquet), and the cheapest id encoding for the Parquet writer. Categories
         #: are sorted, so sorting by an id column sorts the strings.
@@ -167,6 +228,8 @@ class DamageComputation:
         rows = self.effective_keys[scenario]
         columns = {}
         keys = self.target_keys if targets is None else self.target_keys[targets]
+        if self.fill is not None:
+            self.fill.ensure(self.blocks, rows, None if targets is None else keys)
         for name in OUTPUTS:
             columns[name] = self.blocks[name][np.ix_(rows, keys)].ravel()
         for name in UNIT_OUTPUTS:
@@ -227,6 +290,8 @@ class DamageComputation:
             ),
             "profile_id": pa.DictionaryArray.from_arrays(self._target_codes(cut), target_ids, safe=False),
         }
+        if self.fill is not None:
+            self.fill.ensure(self.blocks, rows, None)
         grids = {name: take_rows_columns(self.blocks[name], rows, self.target_keys, buffers, name) for name in OUTPUTS}
         for name in OUTPUTS:
             columns[name] = pa.array(grids[name].ravel()[cut])

@@ -13,18 +13,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
+from pipeline.cache.parts import PartCache
 from pipeline.damage.effective import EffectiveWeapons, effective_weapons
-from pipeline.damage.engine import OUTPUTS, damage_keys
+from pipeline.damage.engine import OUTPUTS, DamageKeys, damage_keys
 from pipeline.damage.expand import (
+    BlockFill,
+    BoolArray,
     DamageComputation,
+    FloatArray,
+    IntArray,
     build_blocks,
     effective_key_arrays,
     write_partition,
 )
 from pipeline.damage.inputs import cost_per_copy
-from pipeline.damage.matrix_key import matrix_digest
+from pipeline.damage.matrix_files import file_ranges
+from pipeline.damage.matrix_key import MatrixDigest, matrix_digest
 from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_targets, prepare_weapons
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
@@ -61,20 +68,53 @@ def prepare_damage(
     points: pl.DataFrame,
     scenarios: Sequence[str | Scenario] = SCENARIOS,
     loadouts: pl.DataFrame | None = None,
+    cache: PartCache | None = None,
+    references: Sequence[str] = (),
 ) -> DamageComputation:
-    """Dedupe the inputs and run the engine on the distinct profiles (the expansion is per scenario)."""
+    """Dedupe the inputs and run the engine on the distinct profiles (the expansion is per scenario). With a
+    `cache` that holds matrix files, the engine computes the rows of the files it lacks, and every row against
+    the `references` (profile ids: `damage_vs_reference`); what else a read needs is computed then
+    (`BlockFill`)."""
     resolved = resolve_scenarios(scenarios)
     w = prepare_weapons(weapons, weapon_abilities)
     t = prepare_targets(targets, w.abilities.anti_keywords)
     effective = effective_weapons(w.profiles, resolved, w.abilities.anti_keywords)
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
-    blocks = Beside(lambda: build_blocks(effective, t, keys), "damage-blocks")  # both hold the GIL little
-    unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
     weapon_ids = cost_per_copy(w.ids, points, loadouts).sort("wkey", "weapon_id")
+    if cache is None or not cache.holds_any():  # every row is written: the engine starts at once
+        blocks = Beside(lambda: build_blocks(effective, t, keys), "damage-blocks")  # both hold the GIL little
+        fill = None
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
-    report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
     digest = matrix_digest(weapons, weapon_abilities, weapon_ids, targets, t.ids)
-    return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report, digest)
+    if cache is not None and cache.holds_any():
+        needed = rows_to_write(weapon_ids, effective_keys, digest, effective.count, cache)
+        columns = np.unique(t.ids.filter(pl.col("profile_id").is_in(list(references)))["tkey"].to_numpy())
+        fill = BlockFill(effective, t, keys, needed, columns.astype(np.int64))
+        blocks = Beside(lambda: _part_of_blocks(effective, t, keys, needed, fill.columns), "damage-blocks")
+    unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
+    report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
+    return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report, digest, fill)
+
+
+def rows_to_write(
+    weapons: pl.DataFrame, effective_keys: dict[str, IntArray], digest: MatrixDigest, count: int, cache: PartCache
+) -> BoolArray:
+    """The effective rows read by the matrix files whose keys `cache` has no entry for (their files are checked
+    when placed: one that fails is computed then)."""
+    needed = np.zeros(count, dtype=bool)
+    for scenario, rows in effective_keys.items():
+        for first, last in file_ranges(weapons["weapon_id"].to_list()):
+            if cache.meta(digest.file_key(scenario, first, last)) is None:
+                needed[rows[first:last]] = True
+    return needed
+
+
+def _part_of_blocks(
+    effective: EffectiveWeapons, targets: TargetProfiles, keys: DamageKeys, rows: BoolArray, columns: IntArray
+) -> dict[str, FloatArray]:
+    """The blocks with the `rows` whole and every other row at the `columns`; the rest left unset."""
+    blocks = build_blocks(effective, targets, keys, rows=rows)
+    return build_blocks(effective, targets, keys, rows=~rows, columns=columns, into=blocks)
 
 
 def _report(

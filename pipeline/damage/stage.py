@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import polars as pl
 
+from pipeline.cache.parts import PartCache
 from pipeline.damage.inputs import TARGET_SCHEMA
 from pipeline.damage.matrix import DamageComputation, prepare_damage
 from pipeline.damage.reference_slice import damage_vs_reference
@@ -44,14 +45,18 @@ def _target_columns(frame: pl.DataFrame) -> list[pl.Expr]:
     return [pl.col(c) if c in frame.columns else pl.lit(None, dtype=t).alias(c) for c, t in TARGET_SCHEMA.items()]
 
 
-def damage_stage(frames: Mapping[str, pl.DataFrame]) -> DamageComputation:
-    """Damage of every weapon against every target with a statline, on distinct profiles."""
+def damage_stage(frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None) -> DamageComputation:
+    """Damage of every weapon against every target with a statline, on distinct profiles. `cache`: the matrix
+    files' (the engine then skips the rows of the files it holds but those `damage_vs_reference` reads)."""
+    references = frames["reference_profiles"]["profile_id"].to_list() if "reference_profiles" in frames else []
     return prepare_damage(
         frames["weapons"],
         frames["weapon_abilities"],
         targets_of(frames),
         frames["points"],
         loadouts=frames.get("datasheet_loadouts"),
+        cache=cache,
+        references=references,
     )
 
 
@@ -63,14 +68,14 @@ class DamageOutputs(NamedTuple):
     vs_reference: pl.DataFrame
 
 
-def damage_outputs(frames: Mapping[str, pl.DataFrame]) -> DamageOutputs:
+def damage_outputs(frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None) -> DamageOutputs:
     """The computation and `damage_vs_reference` (the slice against the reference profiles)."""
-    computation = damage_stage(frames)
+    computation = damage_stage(frames, cache)
     return DamageOutputs(computation, damage_vs_reference(computation, frames))
 
 
-def start_damage(frames: Mapping[str, pl.DataFrame]) -> Beside[DamageOutputs]:
+def start_damage(frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None) -> Beside[DamageOutputs]:
     """`damage_outputs` on a background thread: the engine is Polars and NumPy, so the run's Python stages
     (id aliases, findings) go on beside it (docs/scaling.md#the-first-stretch)."""
     given = dict(frames)  # the caller's later dicts never reach the thread
-    return Beside(lambda: damage_outputs(given), "damage-stage")
+    return Beside(lambda: damage_outputs(given, cache), "damage-stage")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -116,13 +117,54 @@ def test_an_unchanged_matrix_is_placed_from_the_cache(tmp_path: Path, monkeypatc
 
 
 def test_a_cached_file_changed_in_place_is_written_again(tmp_path: Path) -> None:
+    """The engine skipped every row (the cache had every file's entry); the file that fails its check when placed
+    has its rows computed then."""
     cache = tmp_path / "cache"
     prepare_damage(*frames()).write_parquet(tmp_path / "first", cache=PartCache(cache, "damage_matrix"))
     published = scenario_files(tmp_path / "first", "cover")[0]
     with published.open("r+b") as handle:  # the release's file is the cache's (a hard link)
         handle.write(b"XXXX")
+    again = prepare_damage(*frames(), cache=PartCache(cache, "damage_matrix"))
+    assert again.fill is not None and not again.fill.whole.any()
     with pytest.warns(CacheWarning, match="missing or changed"):
-        written = prepare_damage(*frames()).write_parquet(tmp_path / "again", cache=PartCache(cache, "damage_matrix"))
+        written = again.write_parquet(tmp_path / "again", cache=PartCache(cache, "damage_matrix"))
     assert [w.scenario for w in written if not w.from_cache] == ["cover"]
+    assert again.fill.whole.sum() == len(set(again.effective_keys["cover"].tolist()))
     prepare_damage(*frames()).write_parquet(tmp_path / "cold")
     assert _bytes(tmp_path / "again") == _bytes(tmp_path / "cold")
+
+
+REFERENCES = ["ref:meq", "ref:knight"]
+
+
+def test_the_engine_computes_the_rows_of_the_files_the_cache_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plasma gun's points changed, three weapons a file: the engine computes the 6 effective rows (of 12) that
+    file 1 reads in the five scenarios (bolter, its copy and the plasma gun) and every row against the reference
+    profiles' 2 target keys; the rest of the blocks is never computed, and the files, the slice against the
+    references and every computed value are those of a computation of every row."""
+    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 3)
+    cache = PartCache(tmp_path / "cache", "damage_matrix")
+    assert prepare_damage(*_plasma_apart(frames()), cache=cache).fill is None  # nothing cached: every row
+    prepare_damage(*_plasma_apart(frames())).write_parquet(tmp_path / "first", cache=cache)
+    inputs = _dearer_plasma(_plasma_apart(frames()))
+    part, whole = prepare_damage(*inputs, cache=cache, references=REFERENCES), prepare_damage(*inputs)
+    fill = part.fill
+    assert fill is not None
+    file_1 = {int(k) for rows in part.effective_keys.values() for k in rows[3:6]}
+    assert (len(fill.whole), set(np.flatnonzero(fill.whole).tolist())) == (12, file_1)
+    assert len(file_1) == 6
+    assert fill.columns.tolist() == sorted(set(part.target_keys[part.targets["profile_id"].is_in(REFERENCES)]))
+    assert len(fill.columns) == 2
+    for name, block in whole.blocks.items():
+        assert np.array_equal(part.blocks[name][fill.whole], block[fill.whole], equal_nan=True)
+        assert np.array_equal(part.blocks[name][:, fill.columns], block[:, fill.columns], equal_nan=True)
+    for scenario in SCENARIOS:
+        assert part.matrix(scenario, REFERENCES).equals(whole.matrix(scenario, REFERENCES))
+    assert fill.whole.sum() == 6  # the references' slice needed no other row
+    written = part.write_parquet(tmp_path / "part", cache=cache)
+    assert sum(not w.from_cache for w in written) == len(SCENARIOS)
+    assert fill.whole.sum() == 6
+    whole.write_parquet(tmp_path / "whole")
+    assert _bytes(tmp_path / "part") == _bytes(tmp_path / "whole")
