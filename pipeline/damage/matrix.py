@@ -81,16 +81,18 @@ def prepare_damage(
     effective = effective_weapons(w.profiles, resolved, w.abilities.anti_keywords)
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
     weapon_ids = cost_per_copy(w.ids, points, loadouts).sort("wkey", "weapon_id")
-    if cache is None or not cache.holds_any():  # every row is written: the engine starts at once
+    planned = cache if cache is not None and cache.holds_any() else None  # None: every row is written
+    if planned is None:  # the engine starts at once
         blocks = Beside(lambda: build_blocks(effective, t, keys), "damage-blocks")  # both hold the GIL little
-        fill = None
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
     digest = matrix_digest(weapons, weapon_abilities, weapon_ids, targets, t.ids)
-    if cache is not None and cache.holds_any():
-        needed = rows_to_write(weapon_ids, effective_keys, digest, effective.count, cache)
-        columns = np.unique(t.ids.filter(pl.col("profile_id").is_in(list(references)))["tkey"].to_numpy())
-        fill = BlockFill(effective, t, keys, needed, columns.astype(np.int64))
-        blocks = Beside(lambda: _part_of_blocks(effective, t, keys, needed, fill.columns), "damage-blocks")
+    fill = None
+    if planned is not None:
+        needed = rows_to_write(weapon_ids, effective_keys, digest, effective.count, planned)
+        referenced = t.ids.filter(pl.col("profile_id").is_in(list(references)))["tkey"].to_numpy()
+        columns = np.unique(referenced).astype(np.int64)
+        fill = BlockFill(effective, t, keys, needed, columns)
+        blocks = Beside(lambda: _part_of_blocks(effective, t, keys, needed, columns), "damage-blocks")
     unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
     report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
     return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report, digest, fill)
@@ -102,8 +104,9 @@ def rows_to_write(
     """The effective rows read by the matrix files whose keys `cache` has no entry for (their files are checked
     when placed: one that fails is computed then)."""
     needed = np.zeros(count, dtype=bool)
+    ranges = file_ranges(weapons["weapon_id"].to_list())
     for scenario, rows in effective_keys.items():
-        for first, last in file_ranges(weapons["weapon_id"].to_list()):
+        for first, last in ranges:
             if cache.meta(digest.file_key(scenario, first, last)) is None:
                 needed[rows[first:last]] = True
     return needed
