@@ -132,14 +132,14 @@ def _run(
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
     max_drop = config.MAX_ROW_DROP if max_row_drop is None else max_row_drop
     matrix_cache = PartCache(cache, MATRIX_KIND)
-    duckdb = DuckdbReuse.of(cache, previous.folder if previous is not None else None)
+    duckdb_reuse = DuckdbReuse.of(cache, previous.folder if previous is not None else None)
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
             matchups = matchups_stage(frames, release, matchup_scenarios, executor, cache=cache)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
         with stage("store (DuckDB)"):
-            stored = store_stage(frames, damage, release, matrix_cache, duckdb)
+            stored = store_stage(frames, damage, release, matrix_cache, duckdb_reuse)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
         release_free_heap()
         hashed = {**stored.matrix_hashes, **matchups.file_hashes, **stored.table_hashes}
@@ -156,7 +156,7 @@ def _run(
                 release, version, frames, damage, run_reports, publication, previous, hashed, cache, stored.table_files
             )
     matrix_cache.prune()  # published: the cached parts this run did not use go
-    duckdb.cache.prune()
+    duckdb_reuse.cache.prune()
     matchups.prune()
     memo.prune()
     published.reuse.prune()

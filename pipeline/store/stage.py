@@ -76,22 +76,22 @@ def store_stage(
     damage: DamageComputation,
     release: Path,
     cache: PartCache | None = None,
-    duckdb: DuckdbReuse | None = None,
+    reuse: DuckdbReuse | None = None,
 ) -> StoreReport:
     """`damage_matrix/` Parquet (each part placed from `cache` when it holds its key) and meanwhile each table's
     `<table>.parquet` and `dataslate.duckdb` with every table (a patched copy of the previous release's file when
-    `duckdb` finds one this code built); then the matrix, `unit_matchups` (a view over the partitions already in
-    the release, when there are any) and the views. The file built is recorded in `duckdb`'s cache."""
+    `reuse` finds one this code built); then the matrix, `unit_matchups` (a view over the partitions already in
+    the release, when there are any) and the views. The file built is recorded in `reuse`'s cache."""
     db_path = release / config.DUCKDB_FILENAME
     with ThreadPoolExecutor(max_workers=2) as pool:  # the tables load and are written while the matrix is
         tables = pool.submit(write_parquet_tables, frames, release)
-        loading = pool.submit(_load, frames, db_path, duckdb, tables)
+        loading = pool.submit(_load, frames, db_path, reuse, tables)
         files = damage.write_parquet(release, cache=cache)
         loaded, patched = loading.result()
     kind = attach_damage_matrix(db_path, damage.cells)
     attach_unit_matchups(db_path)
-    if duckdb is not None:
-        duckdb.remember(db_path, tables.result())
+    if reuse is not None:
+        reuse.remember(db_path, tables.result())
     return StoreReport(kind, damage.cells, tuple(files), release, tables.result(), loaded, patched)
 
 
