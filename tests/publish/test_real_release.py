@@ -241,3 +241,31 @@ def test_feed_index_and_manifest_sizes(release: Path) -> None:
         assert entry["sha256"] == manifest["files"][f"feed/{path}"]
         assert (release / entry["schema"]).is_file()
     assert manifest["file_sizes"].keys() == manifest["files"].keys()
+
+
+def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path) -> None:
+    """Pages + Wahapedia + the 24 shared catalogues (counted from a release at stop 39): 13,642 weapons against
+    3,006 targets a scenario, in 91 files of 2 to 810 weapons; every file but the first starts at a weapon whose
+    id `starts_file`, and no other weapon of a file does (docs/damage.md#files)."""
+    import duckdb
+
+    from pipeline.damage.matrix_files import scenario_files, starts_file
+
+    scenarios = sorted(p.name.removeprefix("scenario=") for p in (release / "damage_matrix").iterdir())
+    assert scenarios == ["charged", "cover", "default", "half_range", "stationary"]
+    assert {len(scenario_files(release, s)) for s in scenarios} == {91}
+    files = [str(p) for p in scenario_files(release, "default")]
+    rows = duckdb.sql(
+        "SELECT filename, weapon_id, count(*) AS cells, min(file_row_number) AS first"
+        " FROM read_parquet($files, filename = true, file_row_number = true) GROUP BY ALL ORDER BY filename, first",
+        params={"files": files},
+    ).fetchall()
+    by_file: dict[str, list[str]] = {}
+    for filename, weapon_id, cells, _ in rows:
+        assert cells == 3_006
+        by_file.setdefault(filename, []).append(weapon_id)
+    weapons = [by_file[f] for f in files]
+    assert sum(map(len, weapons)) == 13_642
+    assert (min(map(len, weapons)), max(map(len, weapons))) == (2, 810)
+    assert all(starts_file(w[0]) for w in weapons[1:])
+    assert not any(starts_file(weapon) for w in weapons for weapon in w[1:])
