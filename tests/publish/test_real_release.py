@@ -255,11 +255,15 @@ def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path)
     assert scenarios == ["charged", "cover", "default", "half_range", "stationary"]
     assert {len(scenario_files(release, s)) for s in scenarios} == {91}
     files = [str(p) for p in scenario_files(release, "default")]
-    rows = duckdb.sql(
-        "SELECT filename, weapon_id, count(*) AS cells, min(file_row_number) AS first"
-        " FROM read_parquet($files, filename = true, file_row_number = true) GROUP BY ALL ORDER BY filename, first",
-        params={"files": files},
-    ).fetchall()
+    rows = (
+        duckdb.connect()
+        .execute(
+            "SELECT filename, weapon_id, count(*) AS cells, min(file_row_number) AS first"
+            " FROM read_parquet(?, filename = true, file_row_number = true) GROUP BY ALL ORDER BY filename, first",
+            [files],
+        )
+        .fetchall()
+    )
     by_file: dict[str, list[str]] = {}
     for filename, weapon_id, cells, _ in rows:
         assert cells == 3_006
