@@ -15,10 +15,10 @@ from pathlib import Path
 
 PARQUET_DIR = "damage_matrix"
 
-#: Weapons per file on average (files start at weapons whose id hashes to a multiple of it): 91 files a scenario
-#: on the shared corpora (13,642 weapons), 4.8 % more bytes than one file a scenario; a points change writes a
-#: quarter of the bytes 512 did (docs/damage.md#files).
-WEAPONS_PER_FILE = 128
+#: Weapons per file on average (files start at weapons whose id hashes to a multiple of it): 40 files a scenario
+#: on the shared corpora (13,642 weapons), 2.4 % more bytes than one file a scenario; a points change writes
+#: about half the bytes 512 did (docs/damage.md#files).
+WEAPONS_PER_FILE = 256
 
 
 def file_ranges(weapon_ids: Sequence[str]) -> list[tuple[int, int]]:

@@ -245,7 +245,7 @@ def test_feed_index_and_manifest_sizes(release: Path) -> None:
 
 def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path) -> None:
     """Pages + Wahapedia + the 24 shared catalogues (counted from a release at stop 39): 13,642 weapons against
-    3,006 targets a scenario, in 91 files of 2 to 810 weapons; every file but the first starts at a weapon whose
+    3,006 targets a scenario, in 40 files of 2 to 1,103 weapons; every file but the first starts at a weapon whose
     id `starts_file`, and no other weapon of a file does (docs/damage.md#files)."""
     import duckdb
 
@@ -253,7 +253,7 @@ def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path)
 
     scenarios = sorted(p.name.removeprefix("scenario=") for p in (release / "damage_matrix").iterdir())
     assert scenarios == ["charged", "cover", "default", "half_range", "stationary"]
-    assert {len(scenario_files(release, s)) for s in scenarios} == {91}
+    assert {len(scenario_files(release, s)) for s in scenarios} == {40}
     files = [str(p) for p in scenario_files(release, "default")]
     rows = (
         duckdb.connect()
@@ -270,6 +270,6 @@ def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path)
         by_file.setdefault(filename, []).append(weapon_id)
     weapons = [by_file[f] for f in files]
     assert sum(map(len, weapons)) == 13_642
-    assert (min(map(len, weapons)), max(map(len, weapons))) == (2, 810)
+    assert (min(map(len, weapons)), max(map(len, weapons))) == (2, 1_103)
     assert all(starts_file(w[0]) for w in weapons[1:])
     assert not any(starts_file(weapon) for w in weapons for weapon in w[1:])
