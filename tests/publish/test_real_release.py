@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import jsonschema_rs
 import orjson
 import polars as pl
@@ -20,6 +21,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pipeline import config
+from pipeline.damage.matrix_files import scenario_files, starts_file
 from pipeline.publish.query import run_query
 from pipeline.reconcile.factions import NO_FACTION_NAME
 from pipeline.run import RunResult
@@ -247,10 +249,6 @@ def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path)
     """Pages + Wahapedia + the 24 shared catalogues (counted from a release at stop 39): 13,642 weapons against
     3,006 targets a scenario, in 40 files of 2 to 1,103 weapons; every file but the first starts at a weapon whose
     id `starts_file`, and no other weapon of a file does (docs/damage.md#files)."""
-    import duckdb
-
-    from pipeline.damage.matrix_files import scenario_files, starts_file
-
     scenarios = sorted(p.name.removeprefix("scenario=") for p in (release / "damage_matrix").iterdir())
     assert scenarios == ["charged", "cover", "default", "half_range", "stationary"]
     assert {len(scenario_files(release, s)) for s in scenarios} == {40}
