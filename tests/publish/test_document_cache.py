@@ -92,3 +92,16 @@ def test_rows_digest_reads_values_and_their_order_not_the_layout() -> None:
     assert rows_digest(frame.with_columns(pl.col("cost").fill_null(0.0))) != rows_digest(frame)
     assert rows_digest(frame.reverse()) != rows_digest(frame)
     assert rows_digest(frame.rename({"cost": "price"})) != rows_digest(frame)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [([0.0], [-0.0]), ([float("nan")], [-float("nan")]), ([[1.0, 0.0]], [[1.0, -0.0]])],
+    ids=["negative zero", "NaN sign", "negative zero in a list"],
+)
+def test_rows_digest_tells_values_apart_that_polars_hashes_alike(one: list[object], other: list[object]) -> None:
+    """`hash_rows` hashes -0.0 as 0.0 (and NaNs alike); a document built from either would show them apart."""
+    first, second = pl.DataFrame({"id": ["a"], "v": one}), pl.DataFrame({"id": ["a"], "v": other})
+    assert first.hash_rows(seed=0).to_list() == second.hash_rows(seed=0).to_list()
+    assert rows_digest(first) != rows_digest(second)
+    assert rows_digest(first) == rows_digest(first.clone())
