@@ -15,26 +15,36 @@ from pathlib import Path
 
 PARQUET_DIR = "damage_matrix"
 
-#: Weapons per file on average (files start at weapons whose id hashes to a multiple of it): 40 files a scenario
-#: on the shared corpora (13,642 weapons), 2.4 % more bytes than one file a scenario; a points change writes
-#: about half the bytes 512 did (docs/damage.md#files).
-WEAPONS_PER_FILE = 256
+#: A run of files starts at each weapon whose id hashes to a multiple of this (13 runs a scenario on the shared
+#: corpora, 13,642 weapons) ...
+FILE_START_EVERY = 1024
+#: ... and each run is cut into the fewest files of equal size (±1) holding at most this many weapons: 60 files
+#: a scenario, of 91-248 weapons. A change to a few weapons writes files of at most this size again, not the
+#: runs' (one of 1,103 weapons at 256 on average) (docs/damage.md#files).
+MAX_WEAPONS_PER_FILE = 256
 
 
 def file_ranges(weapon_ids: Sequence[str]) -> list[tuple[int, int]]:
-    """Weapon rows `[start, stop)` of each file, in order (one empty range without weapons). A file starts at
-    every weapon (but the first) whose id `starts_file`: where files start depends on those weapons alone, so
-    a weapon changed, added or removed moves the rows of its own file, and of the next one at most."""
+    """Weapon rows `[start, stop)` of each file, in order (one empty range without weapons). A run of files starts
+    at every weapon (but the first) whose id `starts_file`, and is cut into equal files of at most
+    MAX_WEAPONS_PER_FILE weapons: where files lie depends on the weapons of their run alone, so a weapon changed
+    moves the rows of its own file, and one added or removed those of its run (and of the next one at most)."""
     starts = [row for row, weapon_id in enumerate(weapon_ids) if row and starts_file(weapon_id)]
-    bounds = [0, *starts, len(weapon_ids)]
-    return list(pairwise(bounds))
+    return [piece for run in pairwise([0, *starts, len(weapon_ids)]) for piece in _equal_files(*run)]
+
+
+def _equal_files(start: int, stop: int) -> list[tuple[int, int]]:
+    """`[start, stop)` cut into the fewest ranges of at most MAX_WEAPONS_PER_FILE rows, of equal size (±1)."""
+    count = max(1, -(-(stop - start) // MAX_WEAPONS_PER_FILE))
+    cuts = [start + (index * (stop - start)) // count for index in range(count + 1)]
+    return list(pairwise(cuts))
 
 
 def starts_file(weapon_id: str) -> bool:
-    """Whether a file starts at this weapon: its id's sha256 (the same in every process) is a multiple of
-    WEAPONS_PER_FILE."""
+    """Whether a run of files starts at this weapon: its id's sha256 (the same in every process) is a multiple
+    of FILE_START_EVERY."""
     value = int.from_bytes(hashlib.sha256(weapon_id.encode()).digest()[:8], "big")
-    return value % WEAPONS_PER_FILE == 0
+    return value % FILE_START_EVERY == 0
 
 
 def scenario_dir(out_dir: Path, scenario: str) -> Path:

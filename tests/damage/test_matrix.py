@@ -163,7 +163,7 @@ def test_streamed_write_holds_the_in_memory_matrix_and_is_byte_stable(
     tmp_path: Path, result: object, per_file: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same files streamed and from the matrix in memory: one per weapon, a few, or one."""
-    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", per_file)
+    monkeypatch.setattr(matrix_files, "FILE_START_EVERY", per_file)
     report = write_damage_matrix(*frames(), tmp_path / "streamed")
     write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
     write_damage_matrix(*frames(), tmp_path / "again")
@@ -189,7 +189,7 @@ def test_a_matrix_written_in_row_groups_is_the_whole_matrix(
     one cell, one weapon, all at once, in one file or several (each starts its own row groups): the rows of
     the in-memory matrix, in their order, and the same bytes whatever the number of writers."""
     monkeypatch.setattr(expand, "ROW_GROUP_ROWS", group_rows)
-    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", per_file)
+    monkeypatch.setattr(matrix_files, "FILE_START_EVERY", per_file)
     write_damage_parquet(result.matrix, tmp_path / "memory")  # type: ignore[attr-defined]
     prepare_damage(*frames()).write_parquet(tmp_path / "groups", workers=workers)
     prepare_damage(*frames()).write_parquet(tmp_path / "one", workers=1)
@@ -301,10 +301,10 @@ def test_blocks_do_not_depend_on_how_many_queries_run_at_once(monkeypatch: pytes
 
 def test_a_second_write_into_the_folder_leaves_only_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Readers glob every part of a scenario: 7 files (one a weapon), then 1 written over them leave 1."""
-    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 1)
+    monkeypatch.setattr(matrix_files, "FILE_START_EVERY", 1)
     prepare_damage(*frames()).write_parquet(tmp_path)
     assert len(scenario_files(tmp_path, "default")) == 7
-    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 512)
+    monkeypatch.setattr(matrix_files, "FILE_START_EVERY", 512)
     prepare_damage(*frames()).write_parquet(tmp_path)
     assert [p.name for p in scenario_files(tmp_path, "default")] == ["part-00000.parquet"]
     assert pl.read_parquet(scenario_files(tmp_path, "default")).height == 77

@@ -93,7 +93,7 @@ def _bytes(root: Path) -> dict[str, bytes]:
 def test_an_unchanged_matrix_is_placed_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Three files a scenario (weapons choppa flamer mortar | bolter bolter-copy plasma | gatler): placed again
     whole when nothing changed; when the plasma gun's points change, its file alone is written again."""
-    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 3)
+    monkeypatch.setattr(matrix_files, "FILE_START_EVERY", 3)
     cache = tmp_path / "cache"
     first = prepare_damage(*_plasma_apart(frames())).write_parquet(
         tmp_path / "first", cache=PartCache(cache, "damage_matrix")
@@ -144,7 +144,7 @@ def test_the_engine_computes_the_rows_of_the_files_the_cache_lacks(
     file 1 reads in the five scenarios (bolter, its copy and the plasma gun) and every row against the reference
     profiles' 2 target keys; the rest of the blocks is never computed, and the files, the slice against the
     references and every computed value are those of a computation of every row."""
-    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 3)
+    monkeypatch.setattr(matrix_files, "FILE_START_EVERY", 3)
     cache = PartCache(tmp_path / "cache", "damage_matrix")
     assert prepare_damage(*_plasma_apart(frames()), cache=cache).fill is None  # nothing cached: every row
     prepare_damage(*_plasma_apart(frames())).write_parquet(tmp_path / "first", cache=cache)

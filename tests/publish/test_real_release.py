@@ -245,13 +245,14 @@ def test_feed_index_and_manifest_sizes(release: Path) -> None:
     assert manifest["file_sizes"].keys() == manifest["files"].keys()
 
 
-def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path) -> None:
-    """Pages + Wahapedia + the 24 shared catalogues (counted from a release at stop 39): 13,642 weapons against
-    3,006 targets a scenario, in 40 files of 2 to 1,103 weapons; every file but the first starts at a weapon whose
-    id `starts_file`, and no other weapon of a file does (docs/damage.md#files)."""
+def test_each_scenario_is_cut_into_runs_where_weapons_start_them_and_runs_into_equal_files(release: Path) -> None:
+    """Pages + Wahapedia + the 24 shared catalogues (counted from a release at stop 40): 13,642 weapons against
+    3,006 targets a scenario, in 11 runs of 91 to 3,339 weapons, each starting (but the first) at a weapon whose id
+    `starts_file` and holding no other such weapon, cut into the fewest files of at most 256 weapons, of equal size
+    (±1): 60 files of 91 to 248 weapons (docs/damage.md#files)."""
     scenarios = sorted(p.name.removeprefix("scenario=") for p in (release / "damage_matrix").iterdir())
     assert scenarios == ["charged", "cover", "default", "half_range", "stationary"]
-    assert {len(scenario_files(release, s)) for s in scenarios} == {40}
+    assert {len(scenario_files(release, s)) for s in scenarios} == {60}
     files = [str(p) for p in scenario_files(release, "default")]
     rows = (
         duckdb.connect()
@@ -268,6 +269,16 @@ def test_each_scenario_is_cut_into_files_where_weapons_start_them(release: Path)
         by_file.setdefault(filename, []).append(weapon_id)
     weapons = [by_file[f] for f in files]
     assert sum(map(len, weapons)) == 13_642
-    assert (min(map(len, weapons)), max(map(len, weapons))) == (2, 1_103)
-    assert all(starts_file(w[0]) for w in weapons[1:])
-    assert not any(starts_file(weapon) for w in weapons for weapon in w[1:])
+    assert (min(map(len, weapons)), max(map(len, weapons))) == (91, 248)
+    runs: list[list[list[str]]] = []
+    for file_weapons in weapons:
+        if not runs or starts_file(file_weapons[0]):
+            runs.append([])
+        runs[-1].append(file_weapons)
+    sizes = [sum(map(len, run)) for run in runs]
+    assert (len(runs), min(sizes), max(sizes)) == (11, 91, 3_339)
+    for run, size in zip(runs, sizes, strict=True):
+        assert not any(starts_file(weapon) for w in run for weapon in w[1:]) and not any(
+            starts_file(w[0]) for w in run[1:]
+        )
+        assert len(run) == -(-size // 256) and max(map(len, run)) - min(map(len, run)) <= 1

@@ -38,7 +38,7 @@ def built() -> SeedStages:
 @pytest.fixture(autouse=True)
 def _files_and_view(monkeypatch: pytest.MonkeyPatch) -> None:
     """Several files a scenario (12 weapons, 3 a file on average) and the matrix as a view over them."""
-    monkeypatch.setattr(matrix_files, "WEAPONS_PER_FILE", 3)
+    monkeypatch.setattr(matrix_files, "FILE_START_EVERY", 3)
     monkeypatch.setattr(load, "DAMAGE_TABLE_MAX_ROWS", 0)
 
 
