@@ -19,6 +19,7 @@ from pipeline.cache.fingerprint import inputs_key
 from pipeline.cache.parts import PartCache
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.stage import DamageOutputs, start_damage
+from pipeline.damage.unit_results import UNIT_GRID_KIND
 from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.findings.stage import findings_frame
@@ -116,7 +117,8 @@ def _run(
     executor: Executor | None = None,
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
-    frames, started, reports, parsed = _compute(inputs, stage, cache)
+    grid_cache = PartCache(cache, UNIT_GRID_KIND)
+    frames, started, reports, parsed = _compute(inputs, stage, cache, grid_cache)
     release_free_heap()  # the records are gone: their pages go back while the damage blocks are being built
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
@@ -156,6 +158,7 @@ def _run(
                 release, version, frames, damage, run_reports, publication, previous, hashed, cache, stored.table_files
             )
     matrix_cache.prune()  # published: the cached parts this run did not use go
+    grid_cache.prune()
     duckdb_reuse.cache.prune()
     matchups.prune()
     memo.prune()
@@ -164,6 +167,7 @@ def _run(
     latest = (output.path / config.LATEST_NAME).resolve()
     parts = {
         "damage_matrix": stored.partitions,
+        "unit_grid": (len(grid_cache.kept), len(grid_cache.used - grid_cache.kept)),
         "duckdb_tables": stored.duckdb_tables,
         **matchups.cache.partitions,
         "quality": memo.suites,
@@ -178,7 +182,7 @@ def _run(
 
 
 def _compute(
-    inputs: list[Path], stage: StageContext, cache: Path | None = None
+    inputs: list[Path], stage: StageContext, cache: Path | None = None, grid_cache: PartCache | None = None
 ) -> tuple[Frames, Beside[DamageOutputs], dict[str, Any], ParseResult]:
     """Parse to integrity: the frames, the damage stage started on them (it runs beside id aliases and
     findings) and the reports. The records (Python objects) of each stage are dropped when this returns; only
@@ -197,7 +201,7 @@ def _compute(
         referenced = reference_stage(golden_loadouts.dataset)
     with stage("integrity"):
         frames = build_frames(referenced.dataset)
-    started = start_damage(frames, PartCache(cache, MATRIX_KIND))  # waited for in the "damage matrix" stage
+    started = start_damage(frames, PartCache(cache, MATRIX_KIND), grid_cache)  # waited for in the "damage matrix" stage
     reports = {
         "parse": parsed.report,
         "dedupe": deduped.report,

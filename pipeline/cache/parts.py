@@ -113,14 +113,23 @@ class PartCache:
             placed = PlacedFile(hashlib.sha256(data).hexdigest(), len(data), dict(meta or {}))
             self._store(key, placed, lambda tmp: tmp.write_bytes(data))
 
+    def keep_written(self, key: str, write: Callable[[Path], object], meta: dict[str, Any] | None = None) -> None:
+        """Record what `write(path)` writes as `key`'s file, written where the cache keeps it (a part the release
+        does not hold, too large to build in memory first)."""
+        if self.folder is not None:
+            self._store(key, None, write, meta)
+
     def set_meta(self, key: str, meta: dict[str, Any]) -> None:
         """Replace what `key`'s producer recorded beside its file (the file is unchanged)."""
         entry = read_entry(self.folder, self._kind, key) if self.folder is not None else None
         if self.folder is not None and isinstance(entry, dict):
             write_entry(self.folder, self._kind, key, {**entry, "meta": dict(meta)})
 
-    def _store(self, key: str, placed: PlacedFile, fill: Callable[[Path], object]) -> None:
-        """The blob of `key` filled by `fill` (into a temporary file, then renamed), then its entry."""
+    def _store(
+        self, key: str, placed: PlacedFile | None, fill: Callable[[Path], object], meta: dict[str, Any] | None = None
+    ) -> None:
+        """The blob of `key` filled by `fill` (into a temporary file, then renamed), then its entry (`placed`:
+        its hash and size, else read from the file filled, with `meta`)."""
         assert self.folder is not None
         blob = self._blob(key)
         blob.parent.mkdir(parents=True, exist_ok=True)
@@ -128,6 +137,8 @@ class PartCache:
         os.close(handle)
         try:
             fill(Path(tmp))
+            if placed is None:
+                placed = PlacedFile(file_sha256(tmp), Path(tmp).stat().st_size, dict(meta or {}))
             os.replace(tmp, blob)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

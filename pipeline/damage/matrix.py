@@ -70,11 +70,12 @@ def prepare_damage(
     loadouts: pl.DataFrame | None = None,
     cache: PartCache | None = None,
     references: Sequence[str] = (),
+    unit_cache: PartCache | None = None,
 ) -> DamageComputation:
     """Dedupe the inputs and run the engine on the distinct profiles (the expansion is per scenario). With a
     `cache` that holds matrix files, the engine computes the rows of the files it lacks, and every row against
     the `references` (profile ids: `damage_vs_reference`); what else a read needs is computed then
-    (`BlockFill`)."""
+    (`BlockFill`). `unit_cache`: where the unit-level grid is kept and read back (`unit_results.unit_grid`)."""
     resolved = resolve_scenarios(scenarios)
     w = prepare_weapons(weapons, weapon_abilities)
     t = prepare_targets(targets, w.abilities.anti_keywords)
@@ -93,7 +94,7 @@ def prepare_damage(
         columns = np.unique(referenced).astype(np.int64)
         fill = BlockFill(effective, t, keys, needed, columns)
         blocks = Beside(lambda: _part_of_blocks(effective, t, keys, needed, columns), "damage-blocks")
-    unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords)
+    unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords, unit_cache)
     report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
     return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report, digest, fill)
 

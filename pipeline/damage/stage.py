@@ -45,9 +45,12 @@ def _target_columns(frame: pl.DataFrame) -> list[pl.Expr]:
     return [pl.col(c) if c in frame.columns else pl.lit(None, dtype=t).alias(c) for c, t in TARGET_SCHEMA.items()]
 
 
-def damage_stage(frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None) -> DamageComputation:
+def damage_stage(
+    frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None, unit_cache: PartCache | None = None
+) -> DamageComputation:
     """Damage of every weapon against every target with a statline, on distinct profiles. `cache`: the matrix
-    files' (the engine then skips the rows of the files it holds but those `damage_vs_reference` reads)."""
+    files' (the engine then skips the rows of the files it holds but those `damage_vs_reference` reads);
+    `unit_cache`: the unit-level grid's."""
     references = frames["reference_profiles"]["profile_id"].to_list() if "reference_profiles" in frames else []
     return prepare_damage(
         frames["weapons"],
@@ -57,6 +60,7 @@ def damage_stage(frames: Mapping[str, pl.DataFrame], cache: PartCache | None = N
         loadouts=frames.get("datasheet_loadouts"),
         cache=cache,
         references=references,
+        unit_cache=unit_cache,
     )
 
 
@@ -68,14 +72,18 @@ class DamageOutputs(NamedTuple):
     vs_reference: pl.DataFrame
 
 
-def damage_outputs(frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None) -> DamageOutputs:
+def damage_outputs(
+    frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None, unit_cache: PartCache | None = None
+) -> DamageOutputs:
     """The computation and `damage_vs_reference` (the slice against the reference profiles)."""
-    computation = damage_stage(frames, cache)
+    computation = damage_stage(frames, cache, unit_cache)
     return DamageOutputs(computation, damage_vs_reference(computation, frames))
 
 
-def start_damage(frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None) -> Beside[DamageOutputs]:
+def start_damage(
+    frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None, unit_cache: PartCache | None = None
+) -> Beside[DamageOutputs]:
     """`damage_outputs` on a background thread: the engine is Polars and NumPy, so the run's Python stages
     (id aliases, findings) go on beside it (docs/scaling.md#the-first-stretch)."""
     given = dict(frames)  # the caller's later dicts never reach the thread
-    return Beside(lambda: damage_outputs(given, cache), "damage-stage")
+    return Beside(lambda: damage_outputs(given, cache, unit_cache), "damage-stage")

@@ -12,11 +12,16 @@ a [weapon part, target part] grid that the matrix gathers per scenario
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import astuple, dataclass
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
+from pipeline.cache.entries import warn_unfit
+from pipeline.cache.fingerprint import code_fingerprint, key_of, rows_digest
+from pipeline.cache.parts import PartCache
 from pipeline.damage.buffers import Buffers, take_rows_columns
 from pipeline.damage.effective import EffectiveWeapons
 from pipeline.damage.engine import DamageKeys
@@ -35,6 +40,9 @@ from pipeline.damage.unit_tables import loss_tables
 from pipeline.damage.wound_counts import count_pmfs
 
 UNIT_OUTPUTS: tuple[str, ...] = ("models_slain", "wounds_lost")
+
+#: Cache kind of the grid (`<cache>/parts/unit_grid/`): one entry, keyed by everything it is computed from.
+UNIT_GRID_KIND = "unit_grid"
 
 
 @dataclass(frozen=True)
@@ -74,10 +82,84 @@ def _weapon_frame(effective: EffectiveWeapons, keys: DamageKeys, anti: list[str]
 
 
 def unit_grid(
-    effective: EffectiveWeapons, targets: TargetProfiles, keys: DamageKeys, anti: list[str]
+    effective: EffectiveWeapons,
+    targets: TargetProfiles,
+    keys: DamageKeys,
+    anti: list[str],
+    cache: PartCache | None = None,
 ) -> tuple[UnitGrid, UnitKeyCounts]:
-    """models_slain and wounds_lost of every (effective weapon, target row in `targets.ids` order)."""
+    """models_slain and wounds_lost of every (effective weapon, target row in `targets.ids` order). `cache`: a grid
+    computed from the same inputs is read back instead (no points enter it: a points change computes none)."""
     weapons = _weapon_frame(effective, keys, anti)
+    key = _grid_key(weapons, targets, keys, anti) if cache is not None and cache.folder is not None else None
+    found = _cached_grid(cache, key, weapons.height, targets.ids.height) if cache is not None and key else None
+    if found is not None:
+        return found
+    grid, sizes = _computed_grid(weapons, targets, keys, anti)
+    if cache is not None and key is not None:
+        meta = {"sizes": list(astuple(sizes)), "effective_rows": len(grid.part_of), "target_rows": len(grid.unit_of)}
+        cache.keep_written(key, functools.partial(_write_grid, grid=grid), meta)
+    return grid, sizes
+
+
+def _grid_key(weapons: pl.DataFrame, targets: TargetProfiles, keys: DamageKeys, anti: list[str]) -> str:
+    """The code, the weapons' count and loss columns, the target units, which unit each target row is and which
+    weapons need a strength key: all the grid is computed from."""
+    return key_of(
+        code_fingerprint(),
+        UNIT_GRID_KIND,
+        rows_digest(weapons),
+        rows_digest(targets.units),
+        rows_digest(targets.ids.select("tkey_unit")),
+        rows_digest(keys.needs),
+        *anti,
+    )
+
+
+def _write_grid(path: Path, grid: UnitGrid) -> None:
+    """The arrays' bytes back to back (float64 values of each output, then int64 `part_of` and `unit_of`): read
+    back with one read and no copy (`_cached_grid`); their shapes are in the entry's meta."""
+    with path.open("wb") as out:
+        for name in UNIT_OUTPUTS:
+            out.write(np.ascontiguousarray(grid.values[name], dtype=np.float64).data)
+        for array in (grid.part_of, grid.unit_of):
+            out.write(np.ascontiguousarray(array, dtype=np.int64).data)
+
+
+def _cached_grid(
+    cache: PartCache, key: str, effective_rows: int, target_rows: int
+) -> tuple[UnitGrid, UnitKeyCounts] | None:
+    """The grid kept under `key`, or None: no entry, one whose file changed (`PartCache.get` warns), or one whose
+    arrays do not fit these weapons and targets (warned here)."""
+    found = cache.get(key)
+    if found is None:
+        return None
+    blob, placed = found
+    try:
+        sizes = UnitKeyCounts(*(int(v) for v in placed.meta["sizes"]))
+        if (placed.meta["effective_rows"], placed.meta["target_rows"]) != (effective_rows, target_rows):
+            raise ValueError(f"the grid is of {placed.meta['effective_rows']} x {placed.meta['target_rows']} rows")
+        data, cells = blob.read_bytes(), sizes.weapon_parts * sizes.target_parts
+        counts = [cells] * len(UNIT_OUTPUTS) + [effective_rows, target_rows]
+        if len(data) != 8 * sum(counts):
+            raise ValueError(f"{len(data)} bytes for arrays of {sum(counts)} values")
+        offsets = np.cumsum([0, *counts]) * 8
+        values = {
+            name: np.frombuffer(data, np.float64, cells, int(offsets[i])).reshape(
+                sizes.weapon_parts, sizes.target_parts
+            )
+            for i, name in enumerate(UNIT_OUTPUTS)
+        }
+        ints = [np.frombuffer(data, np.int64, n, int(o)) for n, o in zip(counts[-2:], offsets[-3:-1], strict=True)]
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        warn_unfit(UNIT_GRID_KIND, key, exc)
+        return None
+    return UnitGrid(values, ints[0], ints[1]), sizes
+
+
+def _computed_grid(
+    weapons: pl.DataFrame, targets: TargetProfiles, keys: DamageKeys, anti: list[str]
+) -> tuple[UnitGrid, UnitKeyCounts]:
     count_part = [*WEAPON_COUNT_PART, *[f"anti_{k}" for k in anti]]
     weapon_counts, weapon_count_of = distinct_rows(weapons, count_part)
     weapon_losses, weapon_loss_of = distinct_rows(weapons, list(WEAPON_LOSS_PART))

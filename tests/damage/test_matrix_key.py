@@ -13,6 +13,7 @@ import pytest
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.parts import PartCache
 from pipeline.damage import SCENARIOS, matrix_files, prepare_damage, scenario_files
+from pipeline.damage.unit_results import UNIT_GRID_KIND
 from tests.damage.test_matrix import frames
 
 Frames = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]
@@ -168,3 +169,51 @@ def test_the_engine_computes_the_rows_of_the_files_the_cache_lacks(
     assert fill.whole.sum() == 6
     whole.write_parquet(tmp_path / "whole")
     assert _bytes(tmp_path / "part") == _bytes(tmp_path / "whole")
+
+
+def _grid(f: Frames, cache: PartCache) -> tuple[dict[str, bytes], object]:
+    computation = prepare_damage(*f, unit_cache=cache)
+    unit = computation.unit
+    arrays = {name: values.tobytes() for name, values in unit.values.items()}
+    return {**arrays, "part_of": unit.part_of.tobytes(), "unit_of": unit.unit_of.tobytes()}, computation.report
+
+
+@pytest.mark.parametrize(
+    ("change", "read_back"),
+    [(_dearer, True), (_line_numbers, True), (_stronger_plasma, False), (_tougher_trukk, False),
+     (_no_gatler_sustained_hits, False)],
+)  # fmt: skip
+def test_the_unit_grid_is_read_back_when_its_inputs_are_unchanged(
+    tmp_path: Path, change: Callable[[Frames], Frames], read_back: bool
+) -> None:
+    """No points enter the models slain and wounds lost a weapon's attacks give: a points change reads the grid
+    back (the same arrays and report as computing it); a stat, a toughness or an ability computes it again."""
+    first = PartCache(tmp_path, UNIT_GRID_KIND)
+    _grid(frames(), first)
+    assert len(first.kept) == 1
+    again = PartCache(tmp_path, UNIT_GRID_KIND)
+    grid, report = _grid(change(frames()), again)
+    assert (again.used - again.kept, again.kept == set()) == ((first.kept, True) if read_back else (set(), False))
+    assert (grid, report) == _grid(change(frames()), PartCache(None, UNIT_GRID_KIND))
+
+
+@pytest.mark.parametrize("damage", ["bytes", "meta"])
+def test_a_cached_unit_grid_that_does_not_fit_is_not_trusted(tmp_path: Path, damage: str) -> None:
+    """A grid file whose bytes changed (its hash no longer the entry's), or whose recorded rows are not the run's,
+    is ignored with a warning and the grid computed again."""
+    first = PartCache(tmp_path, UNIT_GRID_KIND)
+    expected = _grid(frames(), first)
+    (key,) = first.kept
+    if damage == "bytes":
+        blob = next((tmp_path / "parts" / UNIT_GRID_KIND).glob("*.bin"))
+        data = bytearray(blob.read_bytes())
+        data[0] ^= 1
+        blob.write_bytes(bytes(data))
+    else:
+        meta = first.meta(key)
+        assert meta is not None
+        first.set_meta(key, {**meta, "effective_rows": meta["effective_rows"] + 1})
+    again = PartCache(tmp_path, UNIT_GRID_KIND)
+    with pytest.warns(CacheWarning, match="ignored, recomputing"):
+        assert _grid(frames(), again) == expected
+    assert again.kept == {key}
