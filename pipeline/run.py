@@ -26,7 +26,7 @@ from pipeline.findings.stage import findings_frame
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.partition import Executor
-from pipeline.matchups.stage import matchups_stage
+from pipeline.matchups.stage import matchups_stage, plan_matchups
 from pipeline.publish.aliases import with_id_aliases
 from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import PreviousRelease
@@ -127,8 +127,10 @@ def _run(
         frames = with_id_aliases(frames, previous, version)
     with stage("findings"):
         findings = findings_frame(frames, reports["parse"], previous, version)
-    with stage("damage matrix"):
-        warm_loops()  # while the damage thread works: the matchup processes fork with the loops loaded
+    with stage("damage matrix"):  # while the damage thread works: what the matchups stage will compute
+        plan = plan_matchups(frames, matchup_scenarios, cache)
+        if plan.computes:
+            warm_loops()  # the matchup processes fork with the loops loaded
         damage, vs_reference = started.result()
         frames = {**frames, "damage_vs_reference": vs_reference, "findings": findings}
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
@@ -137,7 +139,7 @@ def _run(
     duckdb_reuse = DuckdbReuse.of(cache, previous.folder if previous is not None else None)
     with staging_release(output.path, version, before_place=output.check_latest_unmoved) as release:
         with stage("unit matchups"):
-            matchups = matchups_stage(frames, release, matchup_scenarios, executor, cache=cache)
+            matchups = matchups_stage(frames, release, matchup_scenarios, executor, cache=cache, plan=plan)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
         start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
         with stage("store (DuckDB)"):

@@ -45,22 +45,24 @@ def unit_vs_reference(
     scenarios: Sequence[str],
     workers: int = 1,
     cache: PartCache | None = None,
+    keys: Mapping[str, str] | None = None,
 ) -> pa.Table:
     """Rows of `unit_vs_reference` (golden options only; attached units are in `unit_matchups`), one piece per
     attacker faction (its rows in every scenario and phase), pieces in faction order. A piece whose content key
     (`incremental.vs_reference_keys`) has a cache entry is read from it; the others are computed together, one
     task per (scenario, phase) on `workers` forked processes, without dense operators (so a faction's rows are
-    the same bits whatever other factions a call holds), and kept in the cache. The stage sorts the table."""
+    the same bits whatever other factions a call holds), and kept in the cache. The stage sorts the table.
+    `keys`: the pieces' content keys when already known (`stage.plan_matchups`)."""
     golden = [o for o in options if "+" not in o.unit_id]
     factions = sorted({o.faction_slug for o in golden})
     pieces: dict[str, pa.Table] = {}
-    keys: dict[str, str] = {}
+    known: dict[str, str] = {}
     if cache is not None and cache.folder is not None:
         from pipeline.matchups.incremental import vs_reference_keys
 
-        keys = vs_reference_keys(golden, references, scenarios)
+        known = dict(keys) if keys else vs_reference_keys(golden, references, scenarios)
         for faction in factions:
-            found = cache.get(keys[faction])
+            found = cache.get(known[faction])
             if found is not None:
                 pieces[faction] = pq.read_table(found[0])
     missing = [o for o in golden if o.faction_slug not in pieces]
@@ -68,8 +70,8 @@ def unit_vs_reference(
         computed = _scenario_tables(missing, references, scenarios, workers)
         for faction, piece in _by_faction(computed, sorted({o.faction_slug for o in missing})).items():
             pieces[faction] = piece
-            if cache is not None and faction in keys:
-                _keep(cache, keys[faction], piece)
+            if cache is not None and faction in known:
+                _keep(cache, known[faction], piece)
     parts = [pieces[f] for f in factions if pieces[f].num_rows]
     return pa.concat_tables(parts) if parts else SCHEMA_VS.empty_table()
 

@@ -61,6 +61,37 @@ def matchup_options(frames: Mapping[str, pl.DataFrame]) -> list[UnitOption]:
 
 
 @dataclass(frozen=True)
+class MatchupPlan:
+    """What the stage reads (its options and the reference units), the content keys of the `unit_vs_reference`
+    pieces (none without a cache folder), and whether the stage computes anything with the compiled loops: the
+    run loads them before the stage's processes fork only then (`units/warm.py`). Needs no damage output, so the
+    run makes it while the damage stage ends."""
+
+    options: list[UnitOption]
+    references: list[UnitOption]
+    vs_reference_keys: dict[str, str]
+    computes: bool
+
+
+def plan_matchups(
+    frames: Mapping[str, pl.DataFrame], scenarios: Sequence[str] = ("default",), cache: Path | None = None
+) -> MatchupPlan:
+    """The plan of `matchups_stage(frames, scenarios=scenarios, cache=cache)`. It computes when the unit x unit
+    table is asked for, or any `unit_vs_reference` piece has no cache entry (a points change moves none)."""
+    options = matchup_options(frames)
+    references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
+    pieces = PartCache(cache, VS_REFERENCE_KIND)
+    keys: dict[str, str] = {}
+    if pieces.folder is not None:
+        from pipeline.matchups.incremental import vs_reference_keys
+
+        golden = [o for o in options if "+" not in o.unit_id]
+        keys = vs_reference_keys(golden, references, config.MATCHUP_REFERENCE_SCENARIOS)
+    computes = bool(scenarios) or not keys or any(pieces.meta(key) is None for key in keys.values())
+    return MatchupPlan(options, references, keys, computes)
+
+
+@dataclass(frozen=True)
 class MatchupCacheReport:
     """What the part cache gave and what was computed (stderr and benchmarks only: never published, so a run
     with a warm cache publishes the bytes of a cold one)."""
@@ -107,15 +138,18 @@ def matchups_stage(
     executor: Executor | None = None,
     workers: int | None = None,
     cache: Path | None = None,
+    plan: MatchupPlan | None = None,
 ) -> MatchupOutcome:
     """`unit_matchups/` under `release` for `scenarios`; `unit_vs_reference` for every published scenario.
     Partitions run on `workers` forked processes (`ForkExecutor`) unless an executor is given; the engine is
     serial inside a task unless the executor says otherwise (`engine_workers`). With a `cache` folder, files
     and pieces whose content key has an entry are taken from it and only the rest is computed (and kept);
-    the published bytes are the same either way (docs/units.md#partitions)."""
+    the published bytes are the same either way (docs/units.md#partitions). `plan`: `plan_matchups` of the same
+    frames, scenarios and cache, made earlier (made here when not given)."""
     workers = workers or config.MATCHUP_WORKERS
     executor = executor or ForkExecutor(workers)
-    options = matchup_options(frames)
+    plan = plan if plan is not None else plan_matchups(frames, scenarios, cache)
+    options = plan.options
     inputs = MatchupInputs(
         options,
         workers=getattr(executor, "engine_workers", workers),
@@ -125,8 +159,9 @@ def matchups_stage(
     files, pieces = PartCache(cache, MATCHUPS_KIND), PartCache(cache, VS_REFERENCE_KIND)
     bases, plans = PartCache(cache, BASIS_KIND), PartCache(cache, PLAN_KIND)
     written = write_partitions(inputs, inputs.keys(scenarios), release, executor, files, bases, plans)
-    references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
-    arrow = unit_vs_reference(options, references, config.MATCHUP_REFERENCE_SCENARIOS, workers, pieces)
+    arrow = unit_vs_reference(
+        options, plan.references, config.MATCHUP_REFERENCE_SCENARIOS, workers, pieces, plan.vs_reference_keys
+    )
     schema = table_schema(UnitVsReference)
     vs_reference = pl.from_arrow(arrow)
     assert isinstance(vs_reference, pl.DataFrame)

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline import config
 from pipeline.matchups.incremental import MATCHUPS_KIND, PLAN_KIND
-from pipeline.matchups.stage import matchups_stage
+from pipeline.matchups.stage import matchups_stage, plan_matchups
 from pipeline.run import run_pipeline
 from tests.matchups.test_fork_executor import _frames
 from tests.matchups.test_incremental import CATALOGUES, MAX_PAIRS, _digests
@@ -103,6 +103,32 @@ def test_a_points_change_in_a_catalogue_recosts_files_and_computes_none(
     assert warm.file_hashes == _digests(tmp_path / "warm") and cold.file_hashes == {}
     assert warm.cache.matchup_files_recosted + warm.cache.matchup_files_reused == len(warm.written)
     # the reference units cost nothing (their points columns are null): no piece reads a cost
+    assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
+
+
+def test_the_plan_says_the_stage_computes_only_when_a_piece_or_the_unit_table_is_missing(
+    bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run loads the compiled loops before the stage only when the plan says it computes: not after a points
+    change (no `unit_vs_reference` piece reads a cost), but with no cache, with the unit x unit table asked for,
+    or after a weapon changed; and the stage then computes what the plan said."""
+    monkeypatch.setattr(config, "MATCHUP_REFERENCE_SCENARIOS", ("default",))
+    folder = tmp_path / "edited"
+    shutil.copytree(bsdata_dir, folder)
+    _dearer(folder)
+    before = _frames([config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)])
+    after = _frames([config.RAW_PAGES_DIR, *(folder / c for c in CATALOGUES)])
+    cache = tmp_path / "cache"
+    assert plan_matchups(before, (), cache).computes  # nothing cached yet
+    matchups_stage(before, tmp_path / "first", scenarios=(), cache=cache)
+    plan = plan_matchups(after, (), cache)
+    assert not plan.computes and len(plan.vs_reference_keys) == 5
+    assert plan_matchups(after, (), None).computes and plan_matchups(after, ("default",), cache).computes
+    first_attacks = pl.when(pl.int_range(pl.len()) == 0).then(pl.lit("D6+1")).otherwise(pl.col("attacks"))
+    weapons = after["unit_weapons"].with_columns(first_attacks.alias("attacks"))
+    assert after["unit_weapons"]["attacks"][0] != "D6+1"
+    assert plan_matchups({**after, "unit_weapons": weapons}, (), cache).computes
+    warm = matchups_stage(after, tmp_path / "warm", scenarios=(), cache=cache, plan=plan)
     assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
 
 
