@@ -131,6 +131,8 @@ def _run(
         plan = plan_matchups(frames, matchup_scenarios, cache)
         if plan.computes:
             warm_loops()  # the matchup processes fork with the loops loaded
+        else:
+            start_gx_import()  # nothing forks: GX imports while this thread waits (docs/quality.md#speed)
         damage, vs_reference = started.result()
         frames = {**frames, "damage_vs_reference": vs_reference, "findings": findings}
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
