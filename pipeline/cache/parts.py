@@ -89,6 +89,14 @@ class PartCache:
         entry = read_entry(self.folder, self._kind, key) if self.folder is not None else None
         return dict(entry.get("meta") or {}) if isinstance(entry, dict) else None
 
+    def entry_keys(self) -> frozenset[str]:
+        """The keys this kind has an entry for, from one listing of its folder (an entry is read, and its file
+        checked, only when used: `get`)."""
+        folder = self.folder / self._kind if self.folder is not None else None
+        if folder is None or not folder.is_dir():
+            return frozenset()
+        return frozenset(name[: -len(".json")] for name in os.listdir(folder) if name.endswith(".json"))
+
     def holds_any(self) -> bool:
         """Whether the cache has any entry of this kind (none: a cold run, or no cache)."""
         folder = self.folder / self._kind if self.folder is not None else None

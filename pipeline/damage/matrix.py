@@ -106,9 +106,10 @@ def rows_to_write(
     when placed: one that fails is computed then)."""
     needed = np.zeros(count, dtype=bool)
     ranges = file_ranges(weapons["weapon_id"].to_list())
+    held = cache.entry_keys()
     for scenario, rows in effective_keys.items():
         for first, last in ranges:
-            if cache.meta(digest.file_key(scenario, first, last)) is None:
+            if digest.file_key(scenario, first, last) not in held:
                 needed[rows[first:last]] = True
     return needed
 

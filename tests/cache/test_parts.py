@@ -54,6 +54,21 @@ def test_a_changed_or_missing_file_is_ignored_with_a_warning(tmp_path: Path) -> 
     assert later.used == set() and not (tmp_path / "c").exists()
 
 
+def test_entry_keys_and_a_file_written_in_place(tmp_path: Path) -> None:
+    """`entry_keys` lists the keys with an entry (no file read: `get` checks it); `keep_written` records the
+    bytes a writer put where the cache keeps them, with their hash and size."""
+    cache = PartCache(tmp_path / "cache", "things")
+    assert cache.entry_keys() == frozenset() and PartCache(None, "things").entry_keys() == frozenset()
+    cache.keep_bytes("k1", b"one")
+    cache.keep_written("k2", lambda path: path.write_bytes(b"three"), {"rows": 2})
+    PartCache(tmp_path / "cache", "others").keep_bytes("k3", b"x")
+    later = PartCache(tmp_path / "cache", "things")
+    assert later.entry_keys() == {"k1", "k2"}
+    found = later.get("k2")
+    assert found is not None and found[0].read_bytes() == b"three"
+    assert (found[1].bytes, found[1].meta) == (5, {"rows": 2}) and cache.kept == {"k1", "k2"}
+
+
 def test_prune_keeps_what_the_run_used_or_claimed(tmp_path: Path) -> None:
     cache = PartCache(tmp_path / "cache", "things")
     for key in ("k1", "k2", "k3"):
