@@ -80,18 +80,25 @@ def test_the_stage_with_a_warm_cache_publishes_the_cold_bytes(
     assert _digests(tmp_path / "again") == _digests(tmp_path / "cold")
 
 
+def _points_changed(
+    bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
+    """The frames before and after `_dearer` (one reference scenario, so the stage stays quick)."""
+    monkeypatch.setattr(config, "MATCHUP_REFERENCE_SCENARIOS", ("default",))
+    folder = tmp_path / "edited"
+    shutil.copytree(bsdata_dir, folder)
+    _dearer(folder)
+    before = _frames([config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)])
+    return before, _frames([config.RAW_PAGES_DIR, *(folder / c for c in CATALOGUES)])
+
+
 def test_a_points_change_in_a_catalogue_recosts_files_and_computes_none(
     bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The maintainer's usual refresh: a unit's points. Its files are re-costed from the cache's bases, none is
     computed, and the bytes are a cold run's."""
     monkeypatch.setattr(config, "MATCHUP_MAX_PAIRS", MAX_PAIRS)
-    monkeypatch.setattr(config, "MATCHUP_REFERENCE_SCENARIOS", ("default",))
-    folder = tmp_path / "edited"
-    shutil.copytree(bsdata_dir, folder)
-    _dearer(folder)
-    before = _frames([config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)])
-    after = _frames([config.RAW_PAGES_DIR, *(folder / c for c in CATALOGUES)])
+    before, after = _points_changed(bsdata_dir, tmp_path, monkeypatch)
     cache = tmp_path / "cache"
     matchups_stage(before, tmp_path / "first", cache=cache)
     warm = matchups_stage(after, tmp_path / "warm", cache=cache)
@@ -112,12 +119,7 @@ def test_the_plan_says_the_stage_computes_only_when_a_piece_or_the_unit_table_is
     """The run loads the compiled loops before the stage only when the plan says it computes: not after a points
     change (no `unit_vs_reference` piece reads a cost), but with no cache, with the unit x unit table asked for,
     or after a weapon changed; and the stage then computes what the plan said."""
-    monkeypatch.setattr(config, "MATCHUP_REFERENCE_SCENARIOS", ("default",))
-    folder = tmp_path / "edited"
-    shutil.copytree(bsdata_dir, folder)
-    _dearer(folder)
-    before = _frames([config.RAW_PAGES_DIR, *(bsdata_dir / c for c in CATALOGUES)])
-    after = _frames([config.RAW_PAGES_DIR, *(folder / c for c in CATALOGUES)])
+    before, after = _points_changed(bsdata_dir, tmp_path, monkeypatch)
     cache = tmp_path / "cache"
     assert plan_matchups(before, (), cache).computes  # nothing cached yet
     matchups_stage(before, tmp_path / "first", scenarios=(), cache=cache)
