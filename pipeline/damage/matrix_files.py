@@ -15,7 +15,7 @@ from pathlib import Path
 
 PARQUET_DIR = "damage_matrix"
 
-#: A run of files starts at each weapon whose id hashes to a multiple of this (13 runs a scenario on the shared
+#: A run of files starts at each weapon whose id hashes to a multiple of this (11 runs a scenario on the shared
 #: corpora, 13,642 weapons) ...
 FILE_START_EVERY = 1024
 #: ... and each run is cut into the fewest files of equal size (±1) holding at most this many weapons: 60 files
