@@ -69,32 +69,59 @@ def _schema_line(frame: pl.DataFrame) -> bytes:
 
 
 def rows_digest(frame: pl.DataFrame) -> str:
-    """sha256 of a frame's schema and its rows' 64-bit hashes in order (Polars' `hash_rows`, fixed seeds: the
-    same in every process of one Polars version, which the code fingerprint covers), then the bits of every float
-    value. Several times cheaper than `frame_digest` on wide float rows; two frames differing in a row share it
-    only if that row's hashes collide (about 2^-64). `hash_rows` hashes -0.0 as 0.0 and every NaN alike; the bits
-    tell them apart (a document shows `-0.0`)."""
+    """sha256 of a frame's schema and its rows' 64-bit hashes in order (`row_hashes`). Several times cheaper than
+    `frame_digest` on wide float rows; two frames differing in a row share it only if that row's hashes collide
+    (about 2^-64)."""
+    return _hashes_digest(frame, row_hashes(frame))
+
+
+def grouped_rows_digests(frame: pl.DataFrame, groups: pl.Series) -> dict[Any, str]:
+    """`rows_digest` of each group's rows (`groups`: each row's group, null for none), in the frame's order, by
+    group, from one pass over the frame (a row's hash is its own: no group is cut out of the frame)."""
+    import polars as pl
+
+    keyed = pl.DataFrame({"group": groups, "hash": row_hashes(frame)}).drop_nulls("group")
+    parts = keyed.partition_by("group", as_dict=True, maintain_order=True, include_key=False)
+    return {group: _hashes_digest(frame, part["hash"]) for (group,), part in parts.items()}
+
+
+def _hashes_digest(frame: pl.DataFrame, hashes: pl.Series) -> str:
     digest = hashlib.sha256(_schema_line(frame))
-    digest.update(frame.hash_rows(seed=0).to_numpy().tobytes())
-    for column in frame.get_columns():
-        digest.update(_float_bits(column))
+    digest.update(hashes.to_numpy().tobytes())
     return digest.hexdigest()
 
 
-def _float_bits(column: pl.Series) -> bytes:
-    """The bytes of a float column's values (of a list column's items, in order), nulls as zero bits; b"" for any
-    other type (their values are wholly in `hash_rows`)."""
+def row_hashes(frame: pl.DataFrame) -> pl.Series:
+    """Each row's 64-bit hash (Polars' `hash_rows`, fixed seeds: the same in every process of one Polars version,
+    which the code fingerprint covers) of its values with every float read as its bits: `hash_rows` hashes -0.0
+    as 0.0 and every NaN alike, which a document shows apart (`-0.0`)."""
     import polars as pl
 
-    dtype = column.dtype
-    if isinstance(dtype, pl.List | pl.Array):
-        return _float_bits(column.explode()) if _has_float(dtype) else b""
-    if not dtype.is_float():
-        return b""
-    return bytes(column.cast(pl.Float64).fill_null(0.0).to_numpy().tobytes())
+    if not frame.width:
+        return frame.hash_rows(seed=0)
+    return frame.select(_as_bits(pl.col(name), dtype) for name, dtype in frame.schema.items()).hash_rows(seed=0)
+
+
+def _as_bits(expr: pl.Expr, dtype: Any) -> pl.Expr:
+    """`expr` with its floats (in lists, arrays and structs too) reinterpreted as unsigned integers of their width."""
+    import polars as pl
+
+    if dtype.is_float():
+        return expr.reinterpret(dtype={pl.Float32: pl.UInt32, pl.Float64: pl.UInt64}.get(dtype, pl.UInt16))
+    if isinstance(dtype, pl.List) and _has_float(dtype.inner):
+        return expr.list.eval(_as_bits(pl.element(), dtype.inner))
+    if isinstance(dtype, pl.Array) and _has_float(dtype.inner):
+        return expr.arr.eval(_as_bits(pl.element(), dtype.inner))
+    if isinstance(dtype, pl.Struct) and _has_float(dtype):
+        return pl.struct(_as_bits(expr.struct.field(f.name), f.dtype).alias(f.name) for f in dtype.fields)
+    return expr
 
 
 def _has_float(dtype: Any) -> bool:
+    import polars as pl
+
+    if isinstance(dtype, pl.Struct):
+        return any(_has_float(f.dtype) for f in dtype.fields)
     inner = getattr(dtype, "inner", None)
     return bool(dtype.is_float()) or (inner is not None and _has_float(inner))
 
