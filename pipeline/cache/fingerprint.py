@@ -75,16 +75,6 @@ def rows_digest(frame: pl.DataFrame) -> str:
     return _hashes_digest(frame, row_hashes(frame))
 
 
-def grouped_rows_digests(frame: pl.DataFrame, groups: pl.Series) -> dict[Any, str]:
-    """`rows_digest` of each group's rows (`groups`: each row's group, null for none), in the frame's order, by
-    group, from one pass over the frame (a row's hash is its own: no group is cut out of the frame)."""
-    import polars as pl
-
-    keyed = pl.DataFrame({"group": groups, "hash": row_hashes(frame)}).drop_nulls("group")
-    parts = keyed.partition_by("group", as_dict=True, maintain_order=True, include_key=False)
-    return {group: _hashes_digest(frame, part["hash"]) for (group,), part in parts.items()}
-
-
 def _hashes_digest(frame: pl.DataFrame, hashes: pl.Series) -> str:
     digest = hashlib.sha256(_schema_line(frame))
     digest.update(hashes.to_numpy().tobytes())

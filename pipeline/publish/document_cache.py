@@ -7,6 +7,7 @@ a cached one has is placed from the cache (hard link, checked like every cached 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,17 +33,16 @@ class DocumentCache:
     def enabled(self) -> bool:
         return self.parts.folder is not None
 
-    def place(self, key: str | None, path: Path) -> bool:
-        """`path` placed from the cache under `key` (None: not cached), or False."""
-        if key is None or self.parts.place(key, path) is None:
-            return False
-        self.placed.add(path.name)
-        return True
-
-    def keep(self, key: str | None, path: Path) -> None:
-        """The document just written at `path`, kept under `key` (None: not cached)."""
-        if key is not None:
-            self.parts.keep(key, path)
+    def file(self, key: Callable[[], str], path: Path, write: Callable[[Path], None]) -> None:
+        """`path` placed from the cache under `key()`, else written by `write` and kept (without a cache
+        folder: written, and no key is computed)."""
+        found = key() if self.enabled else None
+        if found is not None and self.parts.place(found, path) is not None:
+            self.placed.add(path.name)
+            return
+        write(path)
+        if found is not None:
+            self.parts.keep(found, path)
         self.written.add(path.name)
 
     @property

@@ -9,15 +9,16 @@ the rule text of every weapon ability its weapons use. Layout: docs/dataset.md#r
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from pipeline.cache.fingerprint import code_fingerprint, grouped_rows_digests, key_of, rows_digest, value_digest
+from pipeline.cache.fingerprint import code_fingerprint, key_of, rows_digest, value_digest
 from pipeline.errors import PublishError
 from pipeline.publish.compact_json import compact_json
 from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache
@@ -184,31 +185,23 @@ def frames_by_faction(
     table order: each table joined to its rows' faction and split once, not filtered once per faction (26 x 15
     filters held the GIL ≈ 0.5–1 s). Only frames: a faction's rows become Python objects when its document is
     built, one faction at a time (docs/scaling.md#where-the-memory-goes)."""
-    sliced: dict[str, dict[str, pl.DataFrame]] = {faction: {} for faction in unit_ids}
-    for table, frame, owner, on in _sliced_tables(frames, unit_ids):
-        _split(frame, owner, on, table, sliced)
-    return sliced
-
-
-def _sliced_tables(
-    frames: Mapping[str, pl.DataFrame], unit_ids: Mapping[str, list[str]]
-) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame, str]]:
-    """Each table a faction's cards read in slices, with its owner frame (`on` -> `_faction`) and `on`."""
     owner = pl.DataFrame(
         {"unit_id": [u for ids in unit_ids.values() for u in ids],
          "_faction": [f for f, ids in unit_ids.items() for _ in ids]},
         schema={"unit_id": pl.String, "_faction": pl.String},
     )  # fmt: skip
+    sliced: dict[str, dict[str, pl.DataFrame]] = {faction: {} for faction in unit_ids}
     for table in BY_UNIT:
         if table in frames:
-            yield table, frames[table], owner, "unit_id"
+            _split(frames[table], owner, "unit_id", table, sliced)
     if "datasheets" in frames:
         sheets = frames["datasheets"].join(owner, on="unit_id", how="inner").select("datasheet_id", "_faction")
     else:
         sheets = pl.DataFrame(schema={"datasheet_id": pl.String, "_faction": pl.String})
     for table in BY_DATASHEET:
         if table in frames:
-            yield table, frames[table], sheets, "datasheet_id"
+            _split(frames[table], sheets, "datasheet_id", table, sliced)
+    return sliced
 
 
 def _split(
@@ -312,25 +305,24 @@ def write_faction_documents(
 ) -> list[str]:
     """One JSON document per faction (not the pseudo faction of units of no faction), each built from its
     faction's rows only, with the cyclic GC paused: the cards are millions of acyclic dicts and lists.
-    `cache`: a document whose rows are those of a cached one is placed from it (`document_keys`); only the
-    others' rows are sliced out."""
+    `cache`: a document whose rows are those of a cached one is placed from it (`document_key`)."""
     folder = release / "feed" / "factions"
     folder.mkdir(parents=True, exist_ok=True)
     cache = DocumentCache.of(None) if cache is None else cache
+    shared = shared_lookups(frames)
+    shared_key = shared_digest(frames) if cache.enabled else ""
     by_faction = _grouped(_rows(frames, "units"), "faction")
     names = faction_file_names(document_factions(frames))
-    unit_ids = {f: [u["unit_id"] for u in by_faction[f]] for f in names}
-    keys = document_keys(frames, names, unit_ids) if cache.enabled else {}
-    missing = [f for f in names if not cache.place(keys.get(f), folder / names[f])]
-    if missing:
-        shared = shared_lookups(frames)
-        sliced_by = frames_by_faction(frames, {f: unit_ids[f] for f in missing})
-        with cyclic_gc_paused():
-            for faction in missing:
-                path = folder / names[faction]
-                _write_document(faction, by_faction[faction], sliced_by.pop(faction), shared, path)
-                cache.keep(keys.get(faction), path)
-    return list(names.values())
+    sliced_by = frames_by_faction(frames, {f: [u["unit_id"] for u in by_faction[f]] for f in names})
+    unit_frames = frames["units"].partition_by("faction", as_dict=True, maintain_order=True) if names else {}
+    written = []
+    with cyclic_gc_paused():
+        for faction, name in names.items():
+            units, sliced = by_faction[faction], sliced_by.pop(faction)
+            key = functools.partial(document_key, name, shared_key, unit_frames[(faction,)], sliced)
+            cache.file(key, folder / name, functools.partial(_write_document, faction, units, sliced, shared))
+            written.append(name)
+    return written
 
 
 def _write_document(
@@ -348,43 +340,7 @@ def shared_digest(frames: Mapping[str, pl.DataFrame]) -> str:
 def document_key(name: str, shared: str, units: pl.DataFrame, sliced: Mapping[str, pl.DataFrame]) -> str:
     """A document's cache key: its file name, the shared tables' digest, its units' rows and the rows of its
     slices (of `damage_vs_reference` only what a card reads), with the code fingerprint."""
-    parts = {t: rows_digest(_digested(t, f)) for t, f in sliced.items()}
-    return _key(name, shared, rows_digest(units), parts)
-
-
-def document_keys(
-    frames: Mapping[str, pl.DataFrame], names: Mapping[str, str], unit_ids: Mapping[str, list[str]]
-) -> dict[str, str]:
-    """Each faction's `document_key`, without cutting its slices: each table's rows are hashed once and their
-    hashes grouped by faction (`grouped_rows_digests`, the digests `rows_digest` gives each slice). Where a
-    table's rows would go to two factions, the slices are cut and digested as `document_key` does."""
-    shared = shared_digest(frames)
-    parts: dict[str, dict[str, str]] = {faction: {} for faction in unit_ids}
-    for table, frame, owner, on in _sliced_tables(frames, unit_ids):
-        digested = _digested(table, frame)
-        if owner[on].is_duplicated().any():
-            return {f: _sliced_key(frames, names[f], shared, unit_ids, f) for f in names}
-        faction_of = digested.select(on).join(owner, on=on, how="left", maintain_order="left")["_faction"]
-        by_faction = grouped_rows_digests(digested, faction_of)
-        empty = rows_digest(digested.clear())
-        for faction, found in parts.items():
-            found[table] = by_faction.get(faction, empty)
-    units = frames["units"]
-    unit_digests = grouped_rows_digests(units, units["faction"])
-    return {f: _key(name, shared, unit_digests[f], parts[f]) for f, name in names.items()}
-
-
-def _sliced_key(
-    frames: Mapping[str, pl.DataFrame], name: str, shared: str, unit_ids: Mapping[str, list[str]], faction: str
-) -> str:
-    units = frames["units"].filter(pl.col("faction") == faction)
-    return document_key(name, shared, units, frames_by_faction(frames, unit_ids)[faction])
-
-
-def _digested(table: str, frame: pl.DataFrame) -> pl.DataFrame:
-    """What a document reads of a table's rows (of `damage_vs_reference`: `golden_damage`)."""
-    return golden_damage(frame) if table == "damage_vs_reference" else frame
-
-
-def _key(name: str, shared: str, units: str, parts: Mapping[str, str]) -> str:
-    return key_of(code_fingerprint(), DOCUMENTS_KIND, name, shared, units, value_digest(sorted(parts.items())))
+    parts = {t: rows_digest(golden_damage(f) if t == "damage_vs_reference" else f) for t, f in sliced.items()}
+    return key_of(
+        code_fingerprint(), DOCUMENTS_KIND, name, shared, rows_digest(units), value_digest(sorted(parts.items()))
+    )

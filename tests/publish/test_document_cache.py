@@ -14,15 +14,7 @@ import pytest
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.fingerprint import rows_digest
 from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache
-from pipeline.publish.factions import (
-    document_key,
-    document_keys,
-    faction_file_names,
-    frames_by_faction,
-    shared_digest,
-    write_faction_documents,
-)
-from pipeline.publish.formats import document_factions
+from pipeline.publish.factions import write_faction_documents
 from tests.seed_frames import Frames, SeedStages, seed_stages
 
 ORKS = "unit:orks:wazdakka-gutsmek"
@@ -115,29 +107,3 @@ def test_rows_digest_tells_values_apart_that_polars_hashes_alike(one: object, ot
     assert first.hash_rows(seed=0).to_list() == second.hash_rows(seed=0).to_list()
     assert rows_digest(first) != rows_digest(second)
     assert rows_digest(first) == rows_digest(first.clone())
-
-
-def _slice_keys(frames: Frames) -> tuple[dict[str, str], dict[str, str]]:
-    """Each faction's key from one pass (`document_keys`) and from its slices (`document_key`)."""
-    units = frames["units"]
-    names = faction_file_names(document_factions(frames))
-    unit_ids = {f: units.filter(pl.col("faction") == f)["unit_id"].to_list() for f in names}
-    sliced, shared = frames_by_faction(frames, unit_ids), shared_digest(frames)
-    by_slices = {f: document_key(n, shared, units.filter(pl.col("faction") == f), sliced[f]) for f, n in names.items()}
-    return document_keys(frames, names, unit_ids), by_slices
-
-
-def _sheet_in_two_factions(frames: Frames) -> Frames:
-    """A datasheet also listed for a unit of another faction: its rows go to both slices."""
-    sheets = frames["datasheets"]
-    orks_sheet = sheets.filter(pl.col("unit_id") == ORKS).head(1)
-    other = frames["units"].filter(pl.col("faction") != "Orks")["unit_id"][0]
-    return {**frames, "datasheets": pl.concat([sheets, orks_sheet.with_columns(pl.lit(other).alias("unit_id"))])}
-
-
-@pytest.mark.parametrize("edit", [_same, _orks_cost, _sheet_in_two_factions])
-def test_the_keys_from_one_pass_are_those_of_the_slices(built: SeedStages, edit: Callable[[Frames], Frames]) -> None:
-    """Three factions, three distinct keys, each the key its slices give (a datasheet in two factions: the slices
-    are cut, as `frames_by_faction` cuts them)."""
-    one_pass, by_slices = _slice_keys(edit(built.frames))
-    assert one_pass == by_slices and len(set(one_pass.values())) == 3
