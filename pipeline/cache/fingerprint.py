@@ -72,12 +72,8 @@ def rows_digest(frame: pl.DataFrame) -> str:
     """sha256 of a frame's schema and its rows' 64-bit hashes in order (`row_hashes`). Several times cheaper than
     `frame_digest` on wide float rows; two frames differing in a row share it only if that row's hashes collide
     (about 2^-64)."""
-    return _hashes_digest(frame, row_hashes(frame))
-
-
-def _hashes_digest(frame: pl.DataFrame, hashes: pl.Series) -> str:
     digest = hashlib.sha256(_schema_line(frame))
-    digest.update(hashes.to_numpy().tobytes())
+    digest.update(row_hashes(frame).to_numpy().tobytes())
     return digest.hexdigest()
 
 

@@ -87,7 +87,8 @@ def plan_matchups(
 
         golden = [o for o in options if "+" not in o.unit_id]
         keys = vs_reference_keys(golden, references, config.MATCHUP_REFERENCE_SCENARIOS)
-    computes = bool(scenarios) or not keys or any(pieces.meta(key) is None for key in keys.values())
+    held = pieces.entry_keys()
+    computes = bool(scenarios) or not keys or any(key not in held for key in keys.values())
     return MatchupPlan(options, references, keys, computes)
 
 
