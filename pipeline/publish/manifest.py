@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from pipeline import config
-from pipeline.errors import PublishError
 from pipeline.ids import file_sha256
+from pipeline.publish.contents import Pieces, pieced_hash, table_hash
 from pipeline.publish.table_reuse import TableReuse
 from pipeline.store.bounded import bounded_connect
-
-#: Rows of a table's sorted text per batch: ≈ 5 MB at the widest tables' ≈ 600 bytes a row, under glibc's
-#: mmap threshold, so each batch reuses the pages the last one freed (batches of 65,536 rows, ≈ 39 MB, were
-#: mapped afresh each time: a fifth of the publish stage's page faults; docs/releases.md#determinism).
-HASH_BATCH_ROWS = 8192
 
 
 def _published_files(release: Path) -> list[Path]:
@@ -59,13 +50,13 @@ def file_hashes(release: Path, known: Mapping[str, str] | None = None) -> dict[s
     return found
 
 
-def duckdb_content_hashes(db_path: Path, reuse: TableReuse | None = None) -> dict[str, str]:
-    """sha256 of each base table's rows (as text, sorted, one a line): equal contents, equal hash. `reuse`:
-    the hash of a table whose Parquet file is a cached one's is taken from the cache, not computed again.
-
-    Rows are streamed from DuckDB's sort into the hash batch by batch (the hash of
-    `string_agg(row, chr(10) ORDER BY row)`, never that string itself).
-    """
+def duckdb_content_hashes(
+    db_path: Path, reuse: TableReuse | None = None, frames: Mapping[str, pl.DataFrame] | None = None
+) -> dict[str, str]:
+    """Each base table's contents hash (`contents.py`: its rows hashed one by one, the hashes sorted and hashed):
+    equal contents, equal hash. `reuse`: the hash of a table whose Parquet file is a cached one's is taken from
+    the cache; `frames` (the tables as loaded): a large table's pieces whose rows the cache holds are not hashed
+    again (with `reuse`'s cache)."""
     with bounded_connect(db_path, read_only=True) as con:
         con.execute("SET enable_progress_bar = false")
         tables = [
@@ -75,37 +66,24 @@ def duckdb_content_hashes(db_path: Path, reuse: TableReuse | None = None) -> dic
             ).fetchall()
         ]
         if reuse is None:
-            return {table: _table_hash(con, table) for table in tables}
-        return {table: reuse.contents_hash(table, functools.partial(_table_hash, con, table)) for table in tables}
+            return {table: table_hash(con, table) for table in tables}
+        return {table: reuse.contents_hash(table, _hasher(con, table, reuse, frames)) for table in tables}
 
 
-def _table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """The rows as text, sorted, each with a newline (added by Arrow, batch by batch) and hashed straight
-    from Arrow's string buffers; the last newline is held back, so the hash is that of the rows joined by
-    newlines, with no Python string per row."""
-    digest, held = hashlib.sha256(), memoryview(b"")
-    rows = con.sql(f"SELECT CAST(t AS VARCHAR) AS r FROM {table} t ORDER BY r")
-    for batch in rows.to_arrow_reader(HASH_BATCH_ROWS):
-        data = _utf8_bytes(pc.binary_join_element_wise(batch.column(0), "\n", ""))  # each row and its newline
-        if data:
-            digest.update(held)
-            digest.update(data[:-1])
-            held = data[-1:]
-    return digest.hexdigest()
+def _hasher(
+    con: duckdb.DuckDBPyConnection, table: str, reuse: TableReuse, frames: Mapping[str, pl.DataFrame] | None
+) -> Callable[[], tuple[str, list[str]]]:
+    """How `table`'s hash is computed if the cache lacks it (with the keys of the pieces kept): by pieces when
+    the table is large and there is a cache."""
 
+    def compute() -> tuple[str, list[str]]:
+        frame = frames.get(table) if frames is not None and reuse.pieces.folder is not None else None
+        pieces = Pieces.of(table, frame) if frame is not None else None
+        if pieces is None:
+            return table_hash(con, table), []
+        return pieced_hash(con, table, pieces, reuse.pieces), sorted(pieces.keys.values())
 
-def _utf8_bytes(column: pa.Array) -> memoryview:
-    """The bytes of a string column's values back to back (its data buffer between the first and last offset)."""
-    if column.null_count:
-        raise PublishError(f"{column.null_count} rows of a table have no text form")
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        column = column.cast(pa.large_string())
-    if len(column) == 0:
-        return memoryview(b"")
-    width = np.int64 if pa.types.is_large_string(column.type) else np.int32
-    offsets = np.frombuffer(column.buffers()[1], dtype=width)[column.offset : column.offset + len(column) + 1]
-    data = column.buffers()[2]
-    return memoryview(data)[int(offsets[0]) : int(offsets[-1])] if data is not None else memoryview(b"")
+    return compute
 
 
 def build_manifest(

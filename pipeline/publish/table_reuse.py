@@ -21,6 +21,8 @@ from pipeline.ids import file_sha256
 #: Cache kinds (`<cache>/parts/<kind>/`).
 FEED_KIND = "feed"
 CONTENTS_KIND = "duckdb_contents"
+#: ... and the row hashes of a large table's pieces (`contents.py`; here to keep the import one way).
+PIECES_KIND = "contents_pieces"
 
 
 @dataclass(frozen=True)
@@ -30,11 +32,14 @@ class TableReuse:
     parquet: Mapping[str, str]
     feed: PartCache
     contents: PartCache
+    pieces: PartCache  # a large table's pieces' row hashes (`contents.py`)
 
     @classmethod
     def of(cls, cache: Path | None, parquet: Mapping[str, str]) -> TableReuse:
         """`cache`: the run's cache folder (None: nothing is reused or kept)."""
-        return cls(dict(parquet), PartCache(cache, FEED_KIND), PartCache(cache, CONTENTS_KIND))
+        return cls(
+            dict(parquet), PartCache(cache, FEED_KIND), PartCache(cache, CONTENTS_KIND), PartCache(cache, PIECES_KIND)
+        )
 
     def key(self, kind: str, table: str) -> str | None:
         """The cache key of `table`'s `kind` entry (None: the table has no Parquet file this run)."""
@@ -50,15 +55,18 @@ class TableReuse:
         write(path)
         return self.feed.keep(key, path).sha256 if key is not None else file_sha256(str(path))
 
-    def contents_hash(self, table: str, compute: Callable[[], str]) -> str:
-        """The hash of `table`'s rows in DuckDB: the cached one when `table` is unchanged, else `compute()`."""
+    def contents_hash(self, table: str, compute: Callable[[], tuple[str, list[str]]]) -> str:
+        """The hash of `table`'s rows in DuckDB: the cached one when `table` is unchanged, else `compute()` (the
+        hash, and the keys of the pieces it kept: `contents.py`). A cached hash keeps its pieces in the cache
+        too, for the run that changes a few of their rows."""
         key = self.key(CONTENTS_KIND, table)
         found = self.contents.get(key) if key is not None else None
         if found is not None:
+            self.pieces.claim(str(k) for k in found[1].meta.get("pieces", []))
             return found[0].read_text(encoding="ascii")
-        digest = compute()
+        digest, pieces = compute()
         if key is not None:
-            self.contents.keep_bytes(key, digest.encode("ascii"))
+            self.contents.keep_bytes(key, digest.encode("ascii"), {"pieces": pieces} if pieces else None)
         return digest
 
     @property
@@ -68,5 +76,5 @@ class TableReuse:
         return len(self.parquet) - placed, placed
 
     def prune(self) -> int:
-        """Drop the cached feed files and hashes this run did not use (after it published)."""
-        return self.feed.prune() + self.contents.prune()
+        """Drop the cached feed files, hashes and pieces' row hashes this run did not use (after it published)."""
+        return self.feed.prune() + self.contents.prune() + self.pieces.prune()

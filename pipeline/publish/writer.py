@@ -88,7 +88,7 @@ def write_release(
     reuse = TableReuse.of(cache, parquet)
     documents = DocumentCache.of(cache)
     with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
-        table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse)
+        table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse, frames)
         feed = pool.submit(write_feed, frames, release, reuse)
         changes = pool.submit(change_summary, previous, frames, parquet)  # Polars joins against the previous
         write_faction_documents(frames, release, documents)

@@ -1,5 +1,5 @@
-"""The store, quality and publish connections: a bounded buffer pool that spills outside the release, and the
-same table contents whether a sort fits in memory or spills."""
+"""The store, quality and publish connections: a bounded buffer pool that spills outside the release, and a
+table's contents hash under it as under DuckDB's own limit."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipeline.publish.contents import contents_sql
 from pipeline.publish.manifest import duckdb_content_hashes
 from pipeline.store import bounded
 from pipeline.store.bounded import DUCKDB_MEMORY_BYTES, bounded_connect
@@ -42,11 +43,12 @@ def test_the_connection_holds_the_limit_and_spills_outside_the_release(tmp_path:
     assert sorted(p.name for p in db_path.parent.iterdir()) == ["store.duckdb"]
 
 
-def test_a_spilled_sort_hashes_as_one_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_table_past_the_limit_hashes_as_its_definition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db_path = tmp_path / "store.duckdb"
     _table(db_path)
-    in_memory = duckdb_content_hashes(db_path)
-    monkeypatch.setattr(bounded, "DUCKDB_MEMORY_BYTES", 64 * 2**20)
+    with duckdb.connect(str(db_path), read_only=True) as con:  # no limit: DuckDB's own default
+        expected = con.execute(contents_sql("t")).fetchall()[0]
+    monkeypatch.setattr(bounded, "DUCKDB_MEMORY_BYTES", 64 * 2**20)  # the text is ≈ 60 MB, its sort spills
     with bounded_connect(db_path, read_only=True) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchone()
         con.execute("SET enable_progress_bar = false")
@@ -55,5 +57,5 @@ def test_a_spilled_sort_hashes_as_one_in_memory(tmp_path: Path, monkeypatch: pyt
         spilled = con.cursor().execute("SELECT count(*) FROM duckdb_temporary_files()").fetchone()
         sorted_rows.close()
     assert limit is not None and limit[0] == "64.0 MiB"
-    assert spilled is not None and spilled[0] > 0  # the sort did not fit: the hashes below come from disk
-    assert duckdb_content_hashes(db_path) == in_memory
+    assert spilled is not None and spilled[0] > 0  # a sort of the rows' text would not fit
+    assert expected is not None and duckdb_content_hashes(db_path) == {"t": expected[0]}
