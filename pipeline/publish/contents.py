@@ -55,13 +55,13 @@ def table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
 
 
 def combine(parts: list[bytes]) -> str:
-    """sha256 over the row hashes of every part, sorted and joined as hex (`contents_sql`)."""
-    words = np.frombuffer(b"".join(parts), dtype=">u8")
-    if len(words) % (_DIGEST // 8):
-        raise PublishError(f"row hashes of {len(words) * 8} bytes, not a multiple of {_DIGEST}")
-    words = words.reshape(-1, _DIGEST // 8)
-    ordered = words[np.lexsort(words.T[::-1])] if len(words) else words
-    return hashlib.sha256(ordered.tobytes().hex().encode("ascii")).hexdigest()
+    """sha256 over the row hashes of every part, sorted and joined as hex (`contents_sql`). NumPy sorts fixed-width
+    bytes as `memcmp` does (a value's trailing NUL bytes are padding, and NUL is the least byte)."""
+    joined = b"".join(parts)
+    if len(joined) % _DIGEST:
+        raise PublishError(f"row hashes of {len(joined)} bytes, not a multiple of {_DIGEST}")
+    ordered = np.sort(np.frombuffer(joined, dtype=f"S{_DIGEST}")).tobytes()
+    return hashlib.sha256(ordered.hex().encode("ascii")).hexdigest()
 
 
 def _digest_bytes(column: pa.ChunkedArray) -> bytes:
@@ -116,6 +116,18 @@ def piece_of(value: object) -> int:
     return int.from_bytes(hashlib.sha256(str(value).encode()).digest()[:8], "big") % PIECES
 
 
+def changed_pieces(before: dict[int, str], after: dict[int, str]) -> set[int]:
+    """The pieces whose rows differ between two versions of a table (a piece with rows in one of them only too)."""
+    return {piece for piece in before.keys() | after.keys() if before.get(piece) != after.get(piece)}
+
+
+def rows_in_pieces(frame: pl.DataFrame, column: str, pieces: set[int]) -> pl.DataFrame:
+    """The rows of `frame` whose `column` value lies in one of `pieces`."""
+    values = frame[column].unique()
+    chosen = [value for value in values.to_list() if piece_of(value) in pieces]
+    return frame.filter(pl.col(column).is_in(pl.Series(chosen, dtype=values.dtype)))
+
+
 def pieced_hash(con: duckdb.DuckDBPyConnection, table: str, pieces: Pieces, cache: PartCache) -> str:
     """The contents hash of a large table: each piece's row hashes from the cache, the others computed and kept."""
     found: dict[int, bytes] = {}
@@ -133,17 +145,22 @@ def pieced_hash(con: duckdb.DuckDBPyConnection, table: str, pieces: Pieces, cach
 
 
 def _piece_digests(con: duckdb.DuckDBPyConnection, table: str, pieces: Pieces, wanted: list[int]) -> dict[int, bytes]:
-    """The row hashes of the `wanted` pieces, read from DuckDB: the rows of those pieces' key values only."""
+    """The row hashes of the `wanted` pieces, read from DuckDB: the rows of those pieces' key values only (every
+    row when every piece is wanted, as in a run without cached pieces)."""
     chosen = pieces.of_value.filter(pc.is_in(pieces.of_value.column("piece"), pa.array(wanted, pa.int32())))
+    where = "" if len(chosen) == len(pieces.of_value) else f" WHERE t.{pieces.column} IN (SELECT value FROM {_CHOSEN})"
     cursor = con.cursor()
     try:
         cursor.register(_CHOSEN, chosen)
         rows = cursor.sql(
-            f"SELECT k.piece, unhex(sha256(CAST(t AS VARCHAR))) AS d FROM {table} t "
-            f"JOIN {_CHOSEN} k ON t.{pieces.column} = k.value ORDER BY k.piece"
+            f"SELECT t.{pieces.column} AS v, unhex(sha256(CAST(t AS VARCHAR))) AS d FROM {table} t{where}"
         ).to_arrow_table()
     finally:
         cursor.close()
-    data = _digest_bytes(rows.column("d"))
-    bounds = np.searchsorted(rows.column("piece").to_numpy(), np.asarray([*wanted, PIECES], dtype=np.int32))
-    return {piece: data[_DIGEST * int(bounds[i]) : _DIGEST * int(bounds[i + 1])] for i, piece in enumerate(wanted)}
+    piece = pl.from_arrow(rows.column("v")).replace_strict(
+        pl.from_arrow(chosen.column("value")), pl.from_arrow(chosen.column("piece")), return_dtype=pl.Int32
+    )
+    order = np.argsort(piece.to_numpy(), kind="stable")
+    data = np.frombuffer(_digest_bytes(rows.column("d")), dtype=f"S{_DIGEST}")[order].tobytes()
+    bounds = np.searchsorted(piece.to_numpy()[order], np.asarray([*wanted, PIECES], dtype=np.int32))
+    return {p: data[_DIGEST * int(bounds[i]) : _DIGEST * int(bounds[i + 1])] for i, p in enumerate(wanted)}

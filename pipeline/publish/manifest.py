@@ -72,16 +72,16 @@ def duckdb_content_hashes(
 
 def _hasher(
     con: duckdb.DuckDBPyConnection, table: str, reuse: TableReuse, frames: Mapping[str, pl.DataFrame] | None
-) -> Callable[[], tuple[str, list[str]]]:
+) -> Callable[[], tuple[str, dict[int, str]]]:
     """How `table`'s hash is computed if the cache lacks it (with the keys of the pieces kept): by pieces when
     the table is large and there is a cache."""
 
-    def compute() -> tuple[str, list[str]]:
+    def compute() -> tuple[str, dict[int, str]]:
         frame = frames.get(table) if frames is not None and reuse.pieces.folder is not None else None
         pieces = Pieces.of(table, frame) if frame is not None else None
         if pieces is None:
-            return table_hash(con, table), []
-        return pieced_hash(con, table, pieces, reuse.pieces), sorted(pieces.keys.values())
+            return table_hash(con, table), {}
+        return pieced_hash(con, table, pieces, reuse.pieces), pieces.keys
 
     return compute
 

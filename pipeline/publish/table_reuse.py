@@ -55,19 +55,26 @@ class TableReuse:
         write(path)
         return self.feed.keep(key, path).sha256 if key is not None else file_sha256(str(path))
 
-    def contents_hash(self, table: str, compute: Callable[[], tuple[str, list[str]]]) -> str:
+    def contents_hash(self, table: str, compute: Callable[[], tuple[str, dict[int, str]]]) -> str:
         """The hash of `table`'s rows in DuckDB: the cached one when `table` is unchanged, else `compute()` (the
-        hash, and the keys of the pieces it kept: `contents.py`). A cached hash keeps its pieces in the cache
+        hash, and the key of each piece it hashed: `contents.py`). A cached hash keeps its pieces in the cache
         too, for the run that changes a few of their rows."""
         key = self.key(CONTENTS_KIND, table)
         found = self.contents.get(key) if key is not None else None
         if found is not None:
-            self.pieces.claim(str(k) for k in found[1].meta.get("pieces", []))
+            self.pieces.claim(str(k) for k in dict(found[1].meta.get("pieces") or {}).values())
             return found[0].read_text(encoding="ascii")
         digest, pieces = compute()
         if key is not None:
             self.contents.keep_bytes(key, digest.encode("ascii"), {"pieces": pieces} if pieces else None)
         return digest
+
+    def pieces_of(self, table: str, parquet_sha256: str) -> dict[int, str] | None:
+        """The key of each piece of `table` as it was when its Parquet file hashed `parquet_sha256` (a previous
+        release's), from that table's cached contents hash; None if the cache has none (`contents.py`)."""
+        meta = self.contents.meta(key_of(code_fingerprint(), CONTENTS_KIND, table, parquet_sha256))
+        pieces = (meta or {}).get("pieces")
+        return {int(p): str(k) for p, k in pieces.items()} if isinstance(pieces, dict) else None
 
     @property
     def feed_files(self) -> tuple[int, int]:

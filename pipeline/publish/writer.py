@@ -18,6 +18,7 @@ import polars as pl
 from pipeline import __version__, config
 from pipeline.damage.matrix import DamageComputation
 from pipeline.publish.changes import TableChanges, table_changes
+from pipeline.publish.contents import Pieces, changed_pieces, rows_in_pieces
 from pipeline.publish.document_cache import DocumentCache
 from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
 from pipeline.publish.faction_schema import faction_document_schema
@@ -46,11 +47,15 @@ class Published:
 
 
 def change_summary(
-    previous: PreviousRelease | None, frames: Mapping[str, pl.DataFrame], parquet: Mapping[str, str] | None = None
+    previous: PreviousRelease | None,
+    frames: Mapping[str, pl.DataFrame],
+    parquet: Mapping[str, str] | None = None,
+    reuse: TableReuse | None = None,
 ) -> dict[str, Any]:
     """Rows added, removed and changed per keyed table since the previous release (by key). `parquet`: the
     sha256 of this release's `<table>.parquet` files; a table whose file is byte for byte the previous
-    release's has the same rows, so nothing changed and it is not compared."""
+    release's has the same rows, so nothing changed and it is not compared. `reuse`: a large table is compared
+    only in the pieces whose rows changed, when the cache knows the previous release's pieces (`contents.py`)."""
     if previous is None:
         return {"against": None, "tables": {}}
     tables = {}
@@ -58,11 +63,23 @@ def change_summary(
         model = MODEL_BY_TABLE.get(table)
         if model is None or not model.KEY or table == "damage_matrix":
             continue
-        if parquet is not None and table in parquet and previous.parquet_sha256(table) == parquet[table]:
+        before = previous.parquet_sha256(table) if parquet is not None and table in parquet else None
+        if before is not None and parquet is not None and before == parquet[table]:
             tables[table] = TableChanges([], [], []).counts()
             continue
-        tables[table] = table_changes(previous.table(table), frame, model.KEY).counts()
+        old, new = previous.table(table), frame
+        pieces = _changed_pieces(table, frame, before, reuse)
+        if pieces is not None and old is not None:
+            old, new = rows_in_pieces(old, model.KEY[0], pieces), rows_in_pieces(new, model.KEY[0], pieces)
+        tables[table] = table_changes(old, new, model.KEY).counts()
     return {"against": previous.version, "tables": tables}
+
+
+def _changed_pieces(table: str, frame: pl.DataFrame, before: str | None, reuse: TableReuse | None) -> set[int] | None:
+    """The pieces of a large table whose rows changed since the previous release, or None (compare it whole)."""
+    pieces = Pieces.of(table, frame) if reuse is not None and before is not None else None
+    earlier = reuse.pieces_of(table, before) if pieces is not None and reuse is not None and before else None
+    return changed_pieces(earlier, pieces.keys) if pieces is not None and earlier is not None else None
 
 
 def write_release(
@@ -90,7 +107,7 @@ def write_release(
     with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse, frames)
         feed = pool.submit(write_feed, frames, release, reuse)
-        changes = pool.submit(change_summary, previous, frames, parquet)  # Polars joins against the previous
+        changes = pool.submit(change_summary, previous, frames, parquet, reuse)  # Polars joins against the previous
         write_faction_documents(frames, release, documents)
         site = write_site(frames, release, version)
         known = {**{f"{table}.parquet": sha for table, sha in parquet.items()}, **feed.result(), **(hashed or {})}

@@ -13,9 +13,10 @@ import polars as pl
 import pytest
 
 from pipeline.cache.entries import CacheWarning
+from pipeline.publish import contents
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
-from pipeline.publish.table_reuse import CONTENTS_KIND, FEED_KIND
+from pipeline.publish.table_reuse import CONTENTS_KIND, FEED_KIND, TableReuse
 from pipeline.publish.writer import Published, change_summary, write_release
 from pipeline.quality.report import QualitySummary
 from pipeline.reports import RunReports
@@ -109,3 +110,43 @@ def test_a_table_whose_parquet_is_the_previous_releases_is_unchanged(built: Seed
     assert skipped["tables"]["weapons"] == {"added": 0, "removed": 0, "changed": 1}
     assert skipped["tables"]["units"] == {"added": 0, "removed": 0, "changed": 0}
     assert json.dumps(skipped, sort_keys=True) == json.dumps(compared, sort_keys=True)
+
+
+def test_a_large_table_is_compared_in_the_pieces_that_changed(
+    built: SeedStages, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(contents, "PIECED_MIN_ROWS", 10)
+    table = "damage_vs_reference"
+    frames = built.frames
+    old = frames[table]
+    units = old["unit_id"].unique(maintain_order=True).to_list()
+    assert (old.height, len(units)) == (480, 3)  # the seed pages: three units with weapons
+    first = old["weapon_id"][0]
+    new = old.filter(pl.col("unit_id") != units[-1]).with_columns(
+        damage=pl.when(pl.col("weapon_id") == first).then(pl.col("damage") + 1).otherwise("damage")
+    )
+    changed = {**frames, table: new}
+    previous_folder, current = tmp_path / "previous", tmp_path / "current"
+    previous_folder.mkdir()
+    current.mkdir()
+    before, after = write_parquet_tables(frames, previous_folder), write_parquet_tables(changed, current)
+    previous = PreviousRelease(previous_folder, "vprev")
+    pieces_before = contents.Pieces.of(table, old)
+    assert pieces_before is not None
+    reuse = TableReuse.of(tmp_path / "cache", before)  # the previous run's cache: its table's hash and pieces
+    reuse.contents_hash(table, lambda: ("hash", pieces_before.keys))
+    current_reuse = TableReuse.of(tmp_path / "cache", after)
+    in_pieces = change_summary(previous, changed, after, current_reuse)["tables"][table]
+    whole = change_summary(previous, changed, after)["tables"][table]
+    removed = old.filter(pl.col("unit_id") == units[-1]).height
+    assert (
+        in_pieces
+        == whole
+        == {"added": 0, "removed": removed, "changed": old.filter(pl.col("weapon_id") == first).height}
+    )
+    pieces_after = contents.Pieces.of(table, new)
+    assert pieces_after is not None  # a cache that recorded the previous table's pieces as the current ones ...
+    pretend = TableReuse.of(tmp_path / "other", before)
+    pretend.contents_hash(table, lambda: ("hash", pieces_after.keys))
+    trusting = change_summary(previous, changed, after, TableReuse.of(tmp_path / "other", after))
+    assert trusting["tables"][table] == {"added": 0, "removed": 0, "changed": 0}  # ... so no piece is compared
