@@ -87,12 +87,14 @@ class Pieces:
     column: str
     of_value: pa.Table  # `value` (the key column's values), `piece`
     keys: dict[int, str]  # piece -> cache key, for the pieces with rows
+    rows: int
 
     @classmethod
     def of(cls, table: str, frame: pl.DataFrame) -> Pieces | None:
-        """The pieces of `table`'s frame, or None: too small to be worth it, or no key to cut by."""
+        """The pieces of `table`'s frame, or None: too small to be worth it, or no key to cut by (a NULL key
+        value would match no piece's values in SQL)."""
         model = MODEL_BY_TABLE.get(table)
-        if model is None or not model.KEY or frame.height < PIECED_MIN_ROWS:
+        if model is None or not model.KEY or frame.height < PIECED_MIN_ROWS or frame[model.KEY[0]].null_count():
             return None
         column = model.KEY[0]
         values = frame[column].unique(maintain_order=True)
@@ -108,7 +110,7 @@ class Pieces:
             if len(rows):
                 digest = hashlib.sha256(schema + rows.tobytes()).hexdigest()
                 keys[piece] = key_of(code_fingerprint(), PIECES_KIND, table, piece, digest)
-        return cls(column, pa.table({"value": values.to_arrow(), "piece": piece_values.to_arrow()}), keys)
+        return cls(column, pa.table({"value": values.to_arrow(), "piece": piece_values.to_arrow()}), keys, frame.height)
 
 
 def piece_of(value: object) -> int:
@@ -129,7 +131,8 @@ def rows_in_pieces(frame: pl.DataFrame, column: str, pieces: set[int]) -> pl.Dat
 
 
 def pieced_hash(con: duckdb.DuckDBPyConnection, table: str, pieces: Pieces, cache: PartCache) -> str:
-    """The contents hash of a large table: each piece's row hashes from the cache, the others computed and kept."""
+    """The contents hash of a large table: each piece's row hashes from the cache, the others computed and kept
+    (the table hashed whole should their rows not add up to the frame's)."""
     found: dict[int, bytes] = {}
     for piece, key in pieces.keys.items():
         hit = cache.get(key)
@@ -141,6 +144,8 @@ def pieced_hash(con: duckdb.DuckDBPyConnection, table: str, pieces: Pieces, cach
         for piece in missing:
             cache.keep_bytes(pieces.keys[piece], computed[piece])
         found.update(computed)
+    if sum(len(found[piece]) for piece in found) != _DIGEST * pieces.rows:
+        return table_hash(con, table)
     return combine([found[piece] for piece in sorted(found)])
 
 
@@ -157,8 +162,8 @@ def _piece_digests(con: duckdb.DuckDBPyConnection, table: str, pieces: Pieces, w
         ).to_arrow_table()
     finally:
         cursor.close()
-    piece = pl.from_arrow(rows.column("v")).replace_strict(
-        pl.from_arrow(chosen.column("value")), pl.from_arrow(chosen.column("piece")), return_dtype=pl.Int32
+    piece = pl.Series("v", rows.column("v")).replace_strict(
+        pl.Series("value", chosen.column("value")), pl.Series("piece", chosen.column("piece")), return_dtype=pl.Int32
     )
     order = np.argsort(piece.to_numpy(), kind="stable")
     data = np.frombuffer(_digest_bytes(rows.column("d")), dtype=f"S{_DIGEST}")[order].tobytes()

@@ -69,7 +69,7 @@ def change_summary(
             continue
         old, new = previous.table(table), frame
         pieces = _changed_pieces(table, frame, before, reuse)
-        if pieces is not None and old is not None:
+        if pieces is not None and old is not None and not old[model.KEY[0]].null_count():
             old, new = rows_in_pieces(old, model.KEY[0], pieces), rows_in_pieces(new, model.KEY[0], pieces)
         tables[table] = table_changes(old, new, model.KEY).counts()
     return {"against": previous.version, "tables": tables}
@@ -77,7 +77,7 @@ def change_summary(
 
 def _changed_pieces(table: str, frame: pl.DataFrame, before: str | None, reuse: TableReuse | None) -> set[int] | None:
     """The pieces of a large table whose rows changed since the previous release, or None (compare it whole)."""
-    pieces = Pieces.of(table, frame) if reuse is not None and before is not None else None
+    pieces = Pieces.of(table, frame) if reuse is not None and before is not None else None  # None: NULL keys too
     earlier = reuse.pieces_of(table, before) if pieces is not None and reuse is not None and before else None
     return changed_pieces(earlier, pieces.keys) if pieces is not None and earlier is not None else None
 

@@ -134,3 +134,12 @@ def test_a_cached_table_hash_keeps_its_pieces(pieced: None, tmp_path: Path) -> N
     assert second.prune() == 0
     without = TableReuse.of(None, {"damage_vs_reference": "parquet-sha"})
     assert duckdb_content_hashes(db, without, frames) == expected  # no cache: hashed whole
+
+
+def test_null_keys_or_rows_not_the_frames_hash_the_table_whole(pieced: None, tmp_path: Path) -> None:
+    frame = _frame()
+    with_null = frame.with_columns(unit_id=pl.when(pl.col("weapon_id") == "w7").then(None).otherwise("unit_id"))
+    assert Pieces.of("damage_vs_reference", with_null) is None  # a NULL key value is in no piece's values
+    db = _db(tmp_path / "t.duckdb", frame)
+    cache = PartCache(tmp_path / "cache", PIECES_KIND)
+    assert _hash_in_pieces(db, frame.head(5999), cache) == _sql_hash(db, "damage_vs_reference")  # a row short
