@@ -9,10 +9,11 @@ from typing import Any, Literal
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 from polars.datatypes import DataTypeClass
 
 from pipeline.frame_types import table_schema
-from pipeline.quality.pandas_frames import as_pandas
+from pipeline.quality.pandas_frames import arrow_as_pandas, as_pandas
 from pipeline.quality.suites import SuiteSpec
 from pipeline.store.ddl import MODEL_BY_TABLE
 
@@ -123,15 +124,42 @@ def fetch_batch(
 ) -> Batch:
     """The suite's table with its derived columns (or its summary: `summary` when it was added up file by file),
     ordered by key (deterministic samples)."""
-    if suite.table in present:
-        count = int(con.execute(f'SELECT count(*) FROM "{suite.table}"').fetchall()[0][0])
-        status: TableStatus = "ok" if count else "empty"
-    else:
-        count, status = 0, "absent"
     if suite.summary_sql is not None:
+        count, status = _count(con, suite, present)
         frame = as_pandas(summary if summary is not None else con.sql(summary_query(suite, present)))
         return Batch(table=suite.table, status=status, rows=count, frame=frame, key=suite.summary_key)
-    frame = as_pandas(con.sql(batch_query(con, suite, present)))
+    return fetch_rows(con, suite, present).batch()
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A table's batch as Arrow, before pandas: what GX would validate, to be recognised by its contents
+    (`memo.QualityMemo.batch_key`) before it is converted."""
+
+    table: str
+    status: TableStatus
+    rows: int
+    arrow: pa.Table
+    relation: duckdb.DuckDBPyRelation
+    key: tuple[str, ...]
+
+    def batch(self) -> Batch:
+        """The batch GX validates (the rows as pandas)."""
+        return Batch(self.table, self.status, self.rows, arrow_as_pandas(self.arrow, self.relation), self.key)
+
+
+def fetch_rows(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Rows:
+    """The rows of a suite without a summary query (its table and derived columns), as Arrow."""
+    count, status = _count(con, suite, present)
+    relation = con.sql(batch_query(con, suite, present))
+    arrow = relation.to_arrow_table()
     model = MODEL_BY_TABLE.get(suite.table)
-    key = tuple(c for c in model.KEY if c in frame.columns) if model else ()
-    return Batch(table=suite.table, status=status, rows=count, frame=frame, key=key)
+    key = tuple(c for c in model.KEY if c in arrow.column_names) if model else ()
+    return Rows(suite.table, status, count, arrow, relation, key)
+
+
+def _count(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> tuple[int, TableStatus]:
+    if suite.table not in present:
+        return 0, "absent"
+    count = int(con.execute(f'SELECT count(*) FROM "{suite.table}"').fetchall()[0][0])
+    return count, "ok" if count else "empty"

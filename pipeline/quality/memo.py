@@ -12,13 +12,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.cache.fingerprint import code_fingerprint, key_of
+import polars as pl
+
+from pipeline.cache.fingerprint import code_fingerprint, key_of, rows_digest
 from pipeline.cache.parts import PartCache
 from pipeline.ids import file_sha256
+from pipeline.quality.batches import Rows
 from pipeline.quality.report import ExpectationOutcome, TableReport
 from pipeline.quality.suites import SuiteSpec
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -28,6 +31,9 @@ MEMO_KIND = "quality"
 
 #: Cache kind of the summary rows of single files (`file_summaries.py`).
 FILE_SUMMARY_KIND = "quality_files"
+
+#: Cache kind of a suite's outcomes keyed by the rows GX validates (`QualityMemo.batch_key`).
+BATCH_KIND = "quality_batches"
 
 #: Relations published as folders of Parquet files rather than one file.
 FOLDER_RELATIONS = ("damage_matrix", "unit_matchups")
@@ -57,10 +63,19 @@ class QualityMemo:
     known: Mapping[str, str]
     cache: PartCache
     by_file: PartCache  # summary rows of single files (`file_summaries.py`)
+    by_rows: PartCache  # outcomes by the rows GX validates (`batch_key`)
+    validated: set[str] = field(default_factory=set)  # tables GX validated this run
+    reused: set[str] = field(default_factory=set)  # tables whose outcomes came from the cache
 
     @classmethod
     def of(cls, cache: Path | None, release: Path, known: Mapping[str, str]) -> QualityMemo:
-        return cls(release, dict(known), PartCache(cache, MEMO_KIND), PartCache(cache, FILE_SUMMARY_KIND))
+        return cls(
+            release,
+            dict(known),
+            PartCache(cache, MEMO_KIND),
+            PartCache(cache, FILE_SUMMARY_KIND),
+            PartCache(cache, BATCH_KIND),
+        )
 
     def files(self, relation: str) -> list[tuple[str, str]]:
         """(path in the release, sha256) of each file holding the relation's rows (none: it is absent)."""
@@ -85,25 +100,39 @@ class QualityMemo:
         files = [f for relation in sorted(relations) for f in [relation, *self._files(relation)]]
         return key_of(code_fingerprint(), MEMO_KIND, suite.table, *files)
 
-    def get(self, key: str | None) -> TableReport | None:
+    def batch_key(self, rows: Rows) -> str | None:
+        """The key of a suite's outcomes on exactly these rows (GX's batch before pandas: its schema, its rows
+        in order, the table's status and row count), whatever files they came from: a table whose file changed
+        in columns no expectation reads (they come as NULL) validates as before (None: no cache, or rows
+        Polars cannot hash)."""
+        if self.by_rows.folder is None:
+            return None
+        try:
+            digest = rows_digest(pl.from_arrow(rows.arrow))  # type: ignore[arg-type]
+        except (pl.exceptions.PolarsError, TypeError, ValueError):
+            return None
+        return key_of(code_fingerprint(), BATCH_KIND, rows.table, rows.status, rows.rows, rows.key, digest)
+
+    def get(self, key: str | None, by_rows: bool = False) -> TableReport | None:
         """The report kept under `key`, or None (no key, no entry, or an entry the cache no longer trusts)."""
-        found = self.cache.get(key) if key is not None else None
+        found = (self.by_rows if by_rows else self.cache).get(key) if key is not None else None
         if found is None:
             return None
         return report_from_dict(json.loads(found[0].read_bytes()))
 
-    def keep(self, key: str | None, report: TableReport) -> None:
+    def keep(self, key: str | None, report: TableReport, by_rows: bool = False) -> None:
         if key is not None:
-            self.cache.keep_bytes(key, json.dumps(asdict(report)).encode())  # dicts keep their order
+            parts = self.by_rows if by_rows else self.cache
+            parts.keep_bytes(key, json.dumps(asdict(report)).encode())  # dicts keep their order
 
     def prune(self) -> int:
         """Drop the kept outcomes and file summaries this run did not use (after it published)."""
-        return self.cache.prune() + self.by_file.prune()
+        return self.cache.prune() + self.by_file.prune() + self.by_rows.prune()
 
     @property
     def suites(self) -> tuple[int, int]:
-        """Suites this run validated and kept, and those whose outcomes it read from the cache."""
-        return len(self.cache.kept), len(self.cache.used - self.cache.kept)
+        """Suites this run validated with GX, and those whose outcomes it read from the cache."""
+        return len(self.validated), len(self.reused)
 
     @property
     def file_summaries(self) -> tuple[int, int]:

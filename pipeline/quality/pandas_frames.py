@@ -35,9 +35,14 @@ _NULLABLE_INTEGERS = {
 
 def as_pandas(relation: duckdb.DuckDBPyRelation) -> Any:
     """The relation's rows as `relation.df()` would give them (same dtypes, values and NULL markers)."""
+    return arrow_as_pandas(relation.to_arrow_table(), relation)
+
+
+def arrow_as_pandas(table: pa.Table, relation: duckdb.DuckDBPyRelation) -> Any:
+    """`table` (the rows of `relation`, fetched as Arrow) as `relation.df()` would give them; `.df()` itself for
+    a column type whose conversion is not checked here."""
     import pandas as pd
 
-    table = relation.to_arrow_table()
     if not converts_through_arrow(table.schema):
         return relation.df()
     columns = {name: _column(table.column(name), pd) for name in table.column_names}

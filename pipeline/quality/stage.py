@@ -19,7 +19,7 @@ import duckdb
 from pipeline import config
 from pipeline.errors import QualityGateError
 from pipeline.publish.outdir import REJECTED_DIRNAME
-from pipeline.quality.batches import Batch, existing_tables, fetch_batch, reading_cursor
+from pipeline.quality.batches import Batch, Rows, existing_tables, fetch_batch, fetch_rows, reading_cursor
 from pipeline.quality.file_summaries import summary_by_file
 from pipeline.quality.gx_runner import GxRunner
 from pipeline.quality.memo import QualityMemo
@@ -72,6 +72,7 @@ def run_quality(
     if todo:
         reports.update(_validate(con, todo, present, memo))
     if memo is not None:
+        memo.reused.update(remembered)
         for suite in todo:
             memo.keep(keys.get(suite.table), reports[suite.table])
     return QualityReport(tables=[reports[s.table] for s in suites])
@@ -85,20 +86,56 @@ def _validate(
     summaries = [s for s in suites if s.summary_sql is not None]
     reports = {}
     cursor = reading_cursor(con)
+    runner = _Runner(memo)
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             summarised = pool.submit(_fetch_each, cursor, summaries, present, memo) if cursor else None
-            runner = GxRunner()
             for suite in suites:
                 if suite.summary_sql is None:
-                    reports[suite.table] = _report(runner, suite, _fetch(con, suite, present))
+                    reports[suite.table] = _rows_report(runner, suite, _fetch_rows(con, suite, present), memo)
             batches = summarised.result() if summarised else _fetch_each(con, summaries, present, memo)
             for suite, batch in zip(summaries, batches, strict=True):
-                reports[suite.table] = _report(runner, suite, batch)
+                reports[suite.table] = runner.report(suite, batch)
     finally:
         if cursor is not None:
             cursor.close()
     return reports
+
+
+class _Runner:
+    """GX, set up on the first validation (a run whose batches are all recognised sets it up for nothing)."""
+
+    def __init__(self, memo: QualityMemo | None) -> None:
+        self.memo = memo
+        self.gx: GxRunner | None = None
+
+    def report(self, suite: SuiteSpec, batch: Batch) -> TableReport:
+        self.gx = self.gx if self.gx is not None else GxRunner()
+        if self.memo is not None:
+            self.memo.validated.add(suite.table)
+        return _report(self.gx, suite, batch)
+
+
+def _fetch_rows(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Rows:
+    try:
+        return fetch_rows(con, suite, present)
+    except duckdb.Error as exc:
+        path = config.EXPECTATIONS_DIR / f"{suite.table}.json"
+        raise SuiteFormatError(f"derived columns do not run: {exc}", path=path) from exc
+
+
+def _rows_report(runner: _Runner, suite: SuiteSpec, rows: Rows, memo: QualityMemo | None) -> TableReport:
+    """The outcomes of a suite on these rows: the cached ones if GX validated the same rows before
+    (docs/quality.md#memo), else GX's (then kept)."""
+    key = memo.batch_key(rows) if memo is not None else None
+    found = memo.get(key, by_rows=True) if memo is not None else None
+    if found is not None and memo is not None:
+        memo.reused.add(suite.table)
+        return found
+    report = runner.report(suite, rows.batch())
+    if memo is not None:
+        memo.keep(key, report, by_rows=True)
+    return report
 
 
 def quality_gate(
