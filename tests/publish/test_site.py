@@ -260,3 +260,36 @@ def test_unit_vs_reference_cells_sit_in_their_row_and_column() -> None:
     assert svg.index("5 models, fight") < svg.index("10 models, fight")
     shown = re.findall(r'<text x="\d+">([0-9.]+)</text>', svg)
     assert shown == ["1.00", "2.00", "3.00", "4.00"]  # row 5 models: GEQ, MEQ; row 10 models: GEQ, MEQ
+
+
+def _damage_frame(rows: list[tuple[str, str, str, str, float | None]]) -> dict[str, pl.DataFrame]:
+    columns = ("unit_id", "weapon_id", "scenario", "profile_id", "damage")
+    frame = pl.DataFrame(rows, schema=dict.fromkeys(columns, pl.String) | {"damage": pl.Float64}, orient="row")
+    return {"damage_vs_reference": frame.with_columns(golden=pl.col("unit_id") != "u:copy")}
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        (  # every weapon has every profile: read as a grid; a NULL damage stays None, a copy's row is left out
+            [("u:b", "w2", "default", "ref:b", 2.0), ("u:b", "w2", "default", "ref:a", None),
+             ("u:a", "w1", "charged", "ref:b", 4.0), ("u:a", "w1", "charged", "ref:a", 3.0),
+             ("u:copy", "w1", "charged", "ref:a", 9.0), ("u:a", "w1", "default", "ref:a", 1.0),
+             ("u:a", "w1", "default", "ref:b", 1.5)],
+            {"u:a": {"w1": {"charged": [3.0, 4.0], "default": [1.0, 1.5]}}, "u:b": {"w2": {"default": [None, 2.0]}}},
+        ),
+        (  # a weapon without a row for `ref:b`: grouped, the missing value None
+            [("u:a", "w1", "default", "ref:a", 1.0), ("u:a", "w2", "default", "ref:a", 5.0),
+             ("u:a", "w2", "default", "ref:b", 6.0), ("u:a", "w2", "default", "ref:x", 7.0)],
+            {"u:a": {"w1": {"default": [1.0, None]}, "w2": {"default": [5.0, 6.0]}}},
+        ),
+    ],
+)  # fmt: skip
+def test_unit_damage_maps_read_each_weapon_against_the_profiles_in_order(
+    rows: list[tuple[str, str, str, str, float | None]], expected: dict[str, Any]
+) -> None:
+    from pipeline.publish.site.pages import _damage
+
+    found = _damage(_damage_frame(rows), ["ref:a", "ref:b"])
+    assert found == expected
+    assert list(found) == sorted(expected) and list(found["u:a"]["w1"]) == sorted(expected["u:a"]["w1"])

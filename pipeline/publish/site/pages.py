@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
 from markupsafe import Markup
 
@@ -60,10 +61,23 @@ def _damage(frames: Mapping[str, pl.DataFrame], profiles: Sequence[str]) -> Dama
         .select("unit_id", "weapon_id", "scenario", "profile_id", "damage")
         .join(order, on="profile_id", how="inner")
         .sort("unit_id", "weapon_id", "scenario", "_o")
-        .group_by("unit_id", "weapon_id", "scenario", maintain_order=True)
-        .agg(pl.col("profile_id"), pl.col("damage"))
     )
-    for unit_id, weapon_id, scenario, ids, damage in rows.iter_rows():
+    width = len(profiles)
+    positions = rows["_o"].to_numpy()
+    if not width or len(positions) % width or not (positions.reshape(-1, width) == np.arange(width)).all():
+        return _damage_grouped(rows, profiles)
+    damage = rows["damage"].to_list()  # NULL stays None
+    keys = rows.select("unit_id", "weapon_id", "scenario").gather_every(width).iter_rows()
+    for row, (unit_id, weapon_id, scenario) in enumerate(keys):
+        found.setdefault(unit_id, {}).setdefault(weapon_id, {})[scenario] = damage[row * width : (row + 1) * width]
+    return found
+
+
+def _damage_grouped(rows: pl.DataFrame, profiles: Sequence[str]) -> Damage:
+    """`_damage` when some weapon lacks a reference profile's row: grouped, each missing value None."""
+    found: Damage = {}
+    grouped_rows = rows.group_by("unit_id", "weapon_id", "scenario", maintain_order=True).agg("profile_id", "damage")
+    for unit_id, weapon_id, scenario, ids, damage in grouped_rows.iter_rows():
         by_id = dict(zip(ids, damage, strict=True))
         found.setdefault(unit_id, {}).setdefault(weapon_id, {})[scenario] = [by_id.get(p) for p in profiles]
     return found
