@@ -24,7 +24,13 @@ def take_rows_columns(
 ) -> FloatArray:
     """`values[rows][:, columns]`, into `buffers` when given. Indices are in range by construction, so
     `mode="clip"` changes nothing but lets NumPy write straight into `out` (with the default mode it
-    buffers the result and copies it again)."""
+    buffers the result and copies it again). The columns are taken first when that copies less: the reference
+    profiles' few columns of every weapon row (`damage_vs_reference`) copied each row whole first, ≈ 1 GB."""
+    if len(columns) * values.shape[0] < len(rows) * values.shape[1]:
+        narrow = np.take(values, columns, axis=1)
+        if buffers is None:
+            return np.take(narrow, rows, axis=0)
+        return np.take(narrow, rows, axis=0, out=reused(buffers, name, len(rows), len(columns)), mode="clip")
     if buffers is None:
         return np.take(np.take(values, rows, axis=0), columns, axis=1)
     picked = np.take(values, rows, axis=0, out=reused(buffers, f"{name}:rows", len(rows), values.shape[1]), mode="clip")
