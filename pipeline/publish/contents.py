@@ -24,7 +24,7 @@ from pipeline.cache.fingerprint import code_fingerprint, key_of, row_hashes
 from pipeline.cache.parts import PartCache
 from pipeline.errors import PublishError
 from pipeline.publish.table_reuse import PIECES_KIND
-from pipeline.store.ddl import MODEL_BY_TABLE
+from pipeline.store.ddl import MODEL_BY_TABLE, quoted
 
 #: Tables of at least this many rows are hashed in pieces (on the shared corpora `damage_vs_reference` and
 #: `unit_vs_reference`, ≈ 600 k rows each; every other table has under 62 k).
@@ -44,13 +44,13 @@ def contents_sql(table: str) -> str:
     """The definition as one query (what a user runs to check a manifest's value)."""
     return (
         "SELECT sha256(coalesce(string_agg(h, '' ORDER BY h), '')) "
-        f"FROM (SELECT sha256(CAST(t AS VARCHAR)) AS h FROM {table} t)"
+        f"FROM (SELECT sha256(CAST(t AS VARCHAR)) AS h FROM {quoted(table)} t)"
     )
 
 
 def table_hash(con: duckdb.DuckDBPyConnection, table: str) -> str:
     """The contents hash of a whole table, every row hashed."""
-    rows = con.sql(f"SELECT unhex(sha256(CAST(t AS VARCHAR))) AS d FROM {table} t").to_arrow_table()
+    rows = con.sql(f"SELECT unhex(sha256(CAST(t AS VARCHAR))) AS d FROM {quoted(table)} t").to_arrow_table()
     return combine([_digest_bytes(rows.column("d"))])
 
 
@@ -153,12 +153,13 @@ def _piece_digests(con: duckdb.DuckDBPyConnection, table: str, pieces: Pieces, w
     """The row hashes of the `wanted` pieces, read from DuckDB: the rows of those pieces' key values only (every
     row when every piece is wanted, as in a run without cached pieces)."""
     chosen = pieces.of_value.filter(pc.is_in(pieces.of_value.column("piece"), pa.array(wanted, pa.int32())))
-    where = "" if len(chosen) == len(pieces.of_value) else f" WHERE t.{pieces.column} IN (SELECT value FROM {_CHOSEN})"
+    column = quoted(pieces.column)
+    where = "" if len(chosen) == len(pieces.of_value) else f" WHERE t.{column} IN (SELECT value FROM {_CHOSEN})"
     cursor = con.cursor()
     try:
         cursor.register(_CHOSEN, chosen)
         rows = cursor.sql(
-            f"SELECT t.{pieces.column} AS v, unhex(sha256(CAST(t AS VARCHAR))) AS d FROM {table} t{where}"
+            f"SELECT t.{column} AS v, unhex(sha256(CAST(t AS VARCHAR))) AS d FROM {quoted(table)} t{where}"
         ).to_arrow_table()
     finally:
         cursor.close()

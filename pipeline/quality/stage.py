@@ -35,9 +35,13 @@ def _fetch(
     try:
         return fetch_batch(con, suite, present, summary_by_file(con, suite, present, memo))
     except duckdb.Error as exc:
-        path = config.EXPECTATIONS_DIR / f"{suite.table}.json"
-        what = "summary query does" if suite.summary_sql is not None else "derived columns do"
-        raise SuiteFormatError(f"{what} not run: {exc}", path=path) from exc
+        raise _not_run(suite, exc) from exc
+
+
+def _not_run(suite: SuiteSpec, exc: duckdb.Error) -> SuiteFormatError:
+    """The suite file's error when DuckDB cannot run what it declares."""
+    what = "summary query does" if suite.summary_sql is not None else "derived columns do"
+    return SuiteFormatError(f"{what} not run: {exc}", path=config.EXPECTATIONS_DIR / f"{suite.table}.json")
 
 
 def _fetch_each(
@@ -120,13 +124,12 @@ def _fetch_rows(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[s
     try:
         return fetch_rows(con, suite, present)
     except duckdb.Error as exc:
-        path = config.EXPECTATIONS_DIR / f"{suite.table}.json"
-        raise SuiteFormatError(f"derived columns do not run: {exc}", path=path) from exc
+        raise _not_run(suite, exc) from exc
 
 
 def _rows_report(runner: _Runner, suite: SuiteSpec, rows: Rows, memo: QualityMemo | None) -> TableReport:
     """The outcomes of a suite on these rows: the cached ones if GX validated the same rows before
-    (docs/quality.md#memo), else GX's (then kept)."""
+    (docs/quality.md#outcomes-by-the-rows-gx-sees), else GX's (then kept)."""
     key = memo.batch_key(rows) if memo is not None else None
     found = memo.get(key, by_rows=True) if memo is not None else None
     if found is not None and memo is not None:

@@ -132,6 +132,11 @@ FOREIGN_KEYS: dict[tuple[str, str], tuple[str, str]] = {
 GATE_CHECKED_KEYS = frozenset({"damage_vs_reference", "unit_vs_reference"})
 
 
+def quoted(name: str) -> str:
+    """A table, view or column name as an SQL identifier (double quotes, any inside doubled)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def not_null_columns(model: type[Record]) -> set[str]:
     """Columns the model requires (no None allowed)."""
     return {

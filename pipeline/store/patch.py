@@ -23,7 +23,7 @@ from pipeline.cache.fingerprint import code_fingerprint, key_of
 from pipeline.cache.parts import PartCache
 from pipeline.ids import file_sha256
 from pipeline.store.bounded import bounded_connect
-from pipeline.store.ddl import FOREIGN_KEYS, TABLE_MODELS
+from pipeline.store.ddl import FOREIGN_KEYS, TABLE_MODELS, quoted
 from pipeline.store.load import fill_table
 from pipeline.store.views import create_views
 
@@ -100,7 +100,7 @@ def patch_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path, base: Path, 
     with bounded_connect(db_path) as con:
         views = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
         for (view,) in views:
-            con.execute(f"DROP VIEW {_quoted(view)}")
+            con.execute(f"DROP VIEW {quoted(view)}")
         con.execute("DROP TABLE IF EXISTS damage_matrix")
         models = [model for model in TABLE_MODELS if model.TABLE in load]
         for model in reversed(models):
@@ -109,7 +109,3 @@ def patch_duckdb(frames: Mapping[str, pl.DataFrame], db_path: Path, base: Path, 
             fill_table(con, model, frames.get(model.TABLE))
         create_views(con)
         con.execute("CHECKPOINT")
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
