@@ -18,7 +18,8 @@ from pipeline import __version__, config
 from pipeline.cache.fingerprint import inputs_key
 from pipeline.cache.parts import PartCache
 from pipeline.damage.reference import reference_stage
-from pipeline.damage.stage import DamageOutputs, start_damage
+from pipeline.damage.reference_columns import REFERENCE_KIND
+from pipeline.damage.stage import DamageCaches, DamageOutputs, start_damage
 from pipeline.damage.unit_results import UNIT_GRID_KIND
 from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
@@ -117,8 +118,10 @@ def _run(
     executor: Executor | None = None,
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
-    grid_cache = PartCache(cache, UNIT_GRID_KIND)
-    frames, started, reports, parsed = _compute(inputs, stage, cache, grid_cache)
+    caches = DamageCaches(
+        PartCache(cache, MATRIX_KIND), PartCache(cache, UNIT_GRID_KIND), PartCache(cache, REFERENCE_KIND)
+    )
+    frames, started, reports, parsed = _compute(inputs, stage, cache, caches)
     release_free_heap()  # the records are gone: their pages go back while the damage blocks are being built
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
@@ -162,7 +165,9 @@ def _run(
                 release, version, frames, damage, run_reports, publication, previous, hashed, cache, stored.table_files
             )
     matrix_cache.prune()  # published: the cached parts this run did not use go
-    grid_cache.prune()
+    for damage_cache in (caches.unit_grid, caches.reference):
+        if damage_cache is not None:
+            damage_cache.prune()
     duckdb_reuse.cache.prune()
     matchups.prune()
     memo.prune()
@@ -171,7 +176,8 @@ def _run(
     latest = (output.path / config.LATEST_NAME).resolve()
     parts = {
         "damage_matrix": stored.partitions,
-        "unit_grid": (len(grid_cache.kept), len(grid_cache.used - grid_cache.kept)),
+        "unit_grid": _counts(caches.unit_grid),
+        "reference_columns": _counts(caches.reference),
         "duckdb_tables": stored.duckdb_tables,
         **matchups.cache.partitions,
         "quality": memo.suites,
@@ -185,8 +191,13 @@ def _run(
     )
 
 
+def _counts(cache: PartCache | None) -> tuple[int, int]:
+    """Parts computed (kept by this run) and taken from the cache."""
+    return (0, 0) if cache is None else (len(cache.kept), len(cache.used - cache.kept))
+
+
 def _compute(
-    inputs: list[Path], stage: StageContext, cache: Path | None = None, grid_cache: PartCache | None = None
+    inputs: list[Path], stage: StageContext, cache: Path | None, caches: DamageCaches
 ) -> tuple[Frames, Beside[DamageOutputs], dict[str, Any], ParseResult]:
     """Parse to integrity: the frames, the damage stage started on them (it runs beside id aliases and
     findings) and the reports. The records (Python objects) of each stage are dropped when this returns; only
@@ -205,7 +216,7 @@ def _compute(
         referenced = reference_stage(golden_loadouts.dataset)
     with stage("integrity"):
         frames = build_frames(referenced.dataset)
-    started = start_damage(frames, PartCache(cache, MATRIX_KIND), grid_cache)  # waited for in the "damage matrix" stage
+    started = start_damage(frames, caches)  # waited for in the "damage matrix" stage
     reports = {
         "parse": parsed.report,
         "dedupe": deduped.report,

@@ -96,18 +96,21 @@ def build_blocks(
     rows: BoolArray | None = None,
     columns: IntArray | None = None,
     into: dict[str, FloatArray] | None = None,
+    at: IntArray | None = None,
 ) -> dict[str, FloatArray]:
     """output -> array [global effective key, target key `tkey`]. Weapons without Blast or Anti are computed
     per `tkey_base` (coarser), then spread to the `tkey` columns. `rows` (a mask of effective keys) and `columns`
-    (target keys) limit what is computed; `into`: the arrays to fill (default: new ones, of every row and key).
+    (target keys) limit what is computed; `into`: the arrays to fill (default: new ones, of every row and key),
+    `at`: the column of `into` each of `columns` goes to (default: the key itself).
     A pair's results do not depend on the other pairs of its query, so a part gives the whole's bits."""
     n_keys = targets.profiles.height
     blocks = into if into is not None else {name: np.empty((effective.count, n_keys)) for name in OUTPUTS}
-    base_of_key = targets.ids.unique("tkey").sort("tkey")["tkey_base"].cast(pl.Int64).to_numpy()
+    base_of_key = base_keys(targets)
     wanted = np.arange(n_keys) if columns is None else columns
+    placed = wanted if at is None else at
     plans, placements = [], []
     for group in effective.groups:
-        frame, order = _target_frame(group.name == "special", targets, base_of_key, columns)
+        frame, order = target_frame(group.name == "special", targets, base_of_key, columns)
         height = group.profiles.height
         local = np.arange(height) if rows is None else np.flatnonzero(rows[group.offset : group.offset + height])
         for start in range(0, len(local), CHUNK):
@@ -116,8 +119,8 @@ def build_blocks(
             plans.append(distinct_plan(chunk, frame, group.anti_keywords, keys))
             placements.append((group.offset + picked, frame.height, order))
     step = plans_at_once()
-    for at in range(0, len(plans), step):
-        batch = zip(pl.collect_all(plans[at : at + step]), placements[at : at + step], strict=True)
+    for first in range(0, len(plans), step):
+        batch = zip(pl.collect_all(plans[first : first + step]), placements[first : first + step], strict=True)
         for results, (found, n_frame, order) in batch:
             dense = _dense_columns(results, len(found), n_frame)
             whole = columns is None and found[-1] - found[0] == len(found) - 1  # consecutive rows, every key
@@ -125,11 +128,16 @@ def build_blocks(
                 if whole:
                     np.take(dense[name], order, axis=1, out=blocks[name][found[0] : found[-1] + 1])
                 else:
-                    blocks[name][np.ix_(found, wanted)] = np.take(dense[name], order, axis=1)
+                    blocks[name][np.ix_(found, placed)] = np.take(dense[name], order, axis=1)
     return blocks
 
 
-def _target_frame(
+def base_keys(targets: TargetProfiles) -> IntArray:
+    """The base profile (`tkey_base`) of each target key (`tkey`)."""
+    return targets.ids.unique("tkey").sort("tkey")["tkey_base"].cast(pl.Int64).to_numpy()
+
+
+def target_frame(
     special: bool, targets: TargetProfiles, base_of_key: IntArray, columns: IntArray | None
 ) -> tuple[pl.DataFrame, IntArray]:
     """The targets a group's query crosses (every distinct profile for Blast and Anti, else the coarser base
@@ -148,20 +156,19 @@ def _target_frame(
 @dataclass
 class BlockFill:
     """What `prepare_damage` left out of the blocks (docs/damage.md#files): the rows of the matrix files the
-    cache held when it looked. Every row holds the `columns` (the reference profiles' keys); a row `whole` holds
-    every key. `ensure` computes what a read needs and is missing, once (a file the cache held but could not
-    place is written all the same)."""
+    cache held when it looked (every row's outputs at the reference profiles are in `ReferenceBlocks`). A row
+    `whole` holds every key. `ensure` computes the rows a read needs and are missing, once (a file the cache
+    held but could not place is written all the same)."""
 
     effective: EffectiveWeapons
     targets: TargetProfiles
     keys: DamageKeys
     whole: BoolArray
-    columns: IntArray
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def ensure(self, blocks: dict[str, FloatArray], rows: IntArray, keys: IntArray | None) -> None:
-        """`rows` readable at `keys` (None: every key)."""
-        if self.whole[rows].all() or (keys is not None and np.isin(keys, self.columns).all()):
+    def ensure(self, blocks: dict[str, FloatArray], rows: IntArray) -> None:
+        """`rows` readable at every key."""
+        if self.whole[rows].all():
             return
         with self.lock:
             missing = np.zeros_like(self.whole)
@@ -170,6 +177,23 @@ class BlockFill:
             if missing.any():
                 build_blocks(self.effective, self.targets, self.keys, rows=missing, into=blocks)
                 self.whole |= missing
+
+
+@dataclass(frozen=True)
+class ReferenceBlocks:
+    """Every effective row's outputs at a few target keys (the reference profiles'), apart from the blocks: a
+    run that takes most matrix files from the cache computes no other cell of their rows, and these small
+    arrays are read without touching the blocks' pages (docs/damage.md#reference-columns)."""
+
+    columns: IntArray  # target keys, ascending
+    values: dict[str, FloatArray]  # output -> [effective key, position in `columns`]
+
+    def positions(self, keys: IntArray) -> IntArray | None:
+        """Where each of `keys` lies in `columns`, or None when one is not there."""
+        if not len(self.columns):
+            return None
+        at = np.minimum(np.searchsorted(self.columns, keys), len(self.columns) - 1)
+        return at if bool((self.columns[at] == keys).all()) else None
 
 
 class DamageComputation:
@@ -186,6 +210,7 @@ class DamageComputation:
         report: DamageReport,
         digest: MatrixDigest | None = None,
         fill: BlockFill | None = None,
+        reference: ReferenceBlocks | None = None,
     ) -> None:
         self.weapons = weapons  # weapon_id, wkey, cost_per_copy; publication order (wkey, weapon_id)
         self.targets = targets  # profile_id, tkey, tkey_base; publication order (tkey, profile_id)
@@ -197,6 +222,7 @@ class DamageComputation:
         self.report = report
         self.digest = digest  # of every engine input (matrix_key.py): None means never cached
         self.fill = fill  # the rows `blocks` lacks (None: it holds every row)
+        self.reference = reference  # every row at the reference profiles' keys (None: read `blocks`)
         #: Enum types of weapon_id, profile_id, scenario: 4-byte codes in memory, strings to every
         #: reader (DuckDB, Parquet), and the cheapest id encoding for the Parquet writer. Categories
         #: are sorted, so sorting by an id column sorts the strings.
@@ -228,10 +254,12 @@ class DamageComputation:
         rows = self.effective_keys[scenario]
         columns = {}
         keys = self.target_keys if targets is None else self.target_keys[targets]
-        if self.fill is not None:
-            self.fill.ensure(self.blocks, rows, None if targets is None else keys)
+        at = self.reference.positions(keys) if targets is not None and self.reference is not None else None
+        if at is None and self.fill is not None:
+            self.fill.ensure(self.blocks, rows)
+        source, picked = (self.blocks, keys) if at is None or self.reference is None else (self.reference.values, at)
         for name in OUTPUTS:
-            columns[name] = self.blocks[name][np.ix_(rows, keys)].ravel()
+            columns[name] = source[name][np.ix_(rows, picked)].ravel()
         for name in UNIT_OUTPUTS:
             columns[name] = self.unit.gather(name, rows, targets, None).ravel()
         per_100 = 100.0 / self.weapons["cost_per_copy"].cast(pl.Float64).fill_null(np.nan).to_numpy()
@@ -291,7 +319,7 @@ class DamageComputation:
             "profile_id": pa.DictionaryArray.from_arrays(self._target_codes(cut), target_ids, safe=False),
         }
         if self.fill is not None:
-            self.fill.ensure(self.blocks, rows, None)
+            self.fill.ensure(self.blocks, rows)
         grids = {name: take_rows_columns(self.blocks[name], rows, self.target_keys, buffers, name) for name in OUTPUTS}
         for name in OUTPUTS:
             columns[name] = pa.array(grids[name].ravel()[cut])

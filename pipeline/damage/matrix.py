@@ -25,6 +25,7 @@ from pipeline.damage.expand import (
     DamageComputation,
     FloatArray,
     IntArray,
+    ReferenceBlocks,
     build_blocks,
     effective_key_arrays,
     write_partition,
@@ -33,6 +34,7 @@ from pipeline.damage.inputs import cost_per_copy
 from pipeline.damage.matrix_files import file_ranges
 from pipeline.damage.matrix_key import MatrixDigest, matrix_digest
 from pipeline.damage.profiles import TargetProfiles, WeaponProfiles, prepare_targets, prepare_weapons
+from pipeline.damage.reference_columns import ReferenceColumns
 from pipeline.damage.report import DamageReport
 from pipeline.damage.scenarios import SCENARIOS, Scenario, resolve_scenarios
 from pipeline.damage.unit_results import UNIT_OUTPUTS, UnitKeyCounts, unit_grid
@@ -71,32 +73,38 @@ def prepare_damage(
     cache: PartCache | None = None,
     references: Sequence[str] = (),
     unit_cache: PartCache | None = None,
+    reference_cache: PartCache | None = None,
 ) -> DamageComputation:
     """Dedupe the inputs and run the engine on the distinct profiles (the expansion is per scenario). With a
     `cache` that holds matrix files, the engine computes the rows of the files it lacks, and every row against
     the `references` (profile ids: `damage_vs_reference`); what else a read needs is computed then
-    (`BlockFill`). `unit_cache`: where the unit-level grid is kept and read back (`unit_results.unit_grid`)."""
+    (`BlockFill`). `unit_cache`: where the unit-level grid is kept and read back (`unit_results.unit_grid`);
+    `reference_cache`: where each row's results at the references' columns are (`reference_columns.py`)."""
     resolved = resolve_scenarios(scenarios)
     w = prepare_weapons(weapons, weapon_abilities)
     t = prepare_targets(targets, w.abilities.anti_keywords)
     effective = effective_weapons(w.profiles, resolved, w.abilities.anti_keywords)
     keys = damage_keys([g.profiles for g in effective.groups], t.profiles)
     weapon_ids = cost_per_copy(w.ids, points, loadouts).sort("wkey", "weapon_id")
+    referenced = t.ids.filter(pl.col("profile_id").is_in(list(references)))["tkey"].to_numpy()
+    columns = np.unique(referenced).astype(np.int64)
     planned = cache if cache is not None and cache.holds_any() else None  # None: every row is written
-    if planned is None:  # the engine starts at once
-        blocks = Beside(lambda: build_blocks(effective, t, keys), "damage-blocks")  # both hold the GIL little
+    if planned is None:  # the engine starts at once; both threads hold the GIL little
+        every = np.ones(effective.count, dtype=bool)
+        blocks = Beside(lambda: _part_of_blocks(effective, t, keys, every, columns, reference_cache), "damage-blocks")
     effective_keys = effective_key_arrays(weapon_ids, effective, resolved)
     digest = matrix_digest(weapons, weapon_abilities, weapon_ids, targets, t.ids)
     fill = None
     if planned is not None:
         needed = rows_to_write(weapon_ids, effective_keys, digest, effective.count, planned)
-        referenced = t.ids.filter(pl.col("profile_id").is_in(list(references)))["tkey"].to_numpy()
-        columns = np.unique(referenced).astype(np.int64)
-        fill = BlockFill(effective, t, keys, needed, columns)
-        blocks = Beside(lambda: _part_of_blocks(effective, t, keys, needed, columns), "damage-blocks")
+        fill = BlockFill(effective, t, keys, needed)
+        blocks = Beside(lambda: _part_of_blocks(effective, t, keys, needed, columns, reference_cache), "damage-blocks")
     unit, unit_counts = unit_grid(effective, t, keys, w.abilities.anti_keywords, unit_cache)
     report = _report(w, t, effective, weapon_ids, resolved, unit_counts)
-    return DamageComputation(weapon_ids, t.ids, blocks.result(), unit, effective_keys, resolved, report, digest, fill)
+    computed, reference = blocks.result()
+    return DamageComputation(
+        weapon_ids, t.ids, computed, unit, effective_keys, resolved, report, digest, fill, reference
+    )
 
 
 def rows_to_write(
@@ -115,11 +123,27 @@ def rows_to_write(
 
 
 def _part_of_blocks(
-    effective: EffectiveWeapons, targets: TargetProfiles, keys: DamageKeys, rows: BoolArray, columns: IntArray
-) -> dict[str, FloatArray]:
-    """The blocks with the `rows` whole and every other row at the `columns`; the rest left unset."""
+    effective: EffectiveWeapons,
+    targets: TargetProfiles,
+    keys: DamageKeys,
+    rows: BoolArray,
+    columns: IntArray,
+    cache: PartCache | None = None,
+) -> tuple[dict[str, FloatArray], ReferenceBlocks]:
+    """The blocks with the `rows` whole (the rest left unset), and every row at the `columns` apart: read from
+    `cache` when it holds them (`reference_columns.py`), and kept there unless it held every row."""
     blocks = build_blocks(effective, targets, keys, rows=rows)
-    return build_blocks(effective, targets, keys, rows=~rows, columns=columns, into=blocks)
+    picked = np.flatnonzero(rows)
+    values = {name: np.empty((effective.count, len(columns))) for name in OUTPUTS}
+    for name in OUTPUTS:
+        values[name][picked] = blocks[name][np.ix_(picked, columns)]
+    kept = ReferenceColumns.of(cache, effective, targets, columns) if cache is not None else None
+    filled = kept.fill(values, ~rows) if kept is not None and not rows.all() else np.zeros_like(rows)
+    at = np.arange(len(columns))
+    build_blocks(effective, targets, keys, rows=~rows & ~filled, columns=columns, into=values, at=at)
+    if kept is not None and not kept.holds_all():
+        kept.keep(values)
+    return blocks, ReferenceBlocks(columns, values)
 
 
 def _report(

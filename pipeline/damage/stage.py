@@ -45,12 +45,22 @@ def _target_columns(frame: pl.DataFrame) -> list[pl.Expr]:
     return [pl.col(c) if c in frame.columns else pl.lit(None, dtype=t).alias(c) for c, t in TARGET_SCHEMA.items()]
 
 
-def damage_stage(
-    frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None, unit_cache: PartCache | None = None
-) -> DamageComputation:
-    """Damage of every weapon against every target with a statline, on distinct profiles. `cache`: the matrix
-    files' (the engine then skips the rows of the files it holds but those `damage_vs_reference` reads);
-    `unit_cache`: the unit-level grid's."""
+class DamageCaches(NamedTuple):
+    """Where the damage stage keeps and finds its work: the matrix files' (the engine then skips the rows of the
+    files it holds but those `damage_vs_reference` reads), the unit-level grid's, and each row's results at the
+    reference profiles (`reference_columns.py`)."""
+
+    matrix: PartCache | None = None
+    unit_grid: PartCache | None = None
+    reference: PartCache | None = None
+
+
+NO_CACHES = DamageCaches()
+
+
+def damage_stage(frames: Mapping[str, pl.DataFrame], caches: DamageCaches = NO_CACHES) -> DamageComputation:
+    """Damage of every weapon against every target with a statline, on distinct profiles (`caches`: what the
+    stage finds computed)."""
     references = frames["reference_profiles"]["profile_id"].to_list() if "reference_profiles" in frames else []
     return prepare_damage(
         frames["weapons"],
@@ -58,9 +68,10 @@ def damage_stage(
         targets_of(frames),
         frames["points"],
         loadouts=frames.get("datasheet_loadouts"),
-        cache=cache,
+        cache=caches.matrix,
         references=references,
-        unit_cache=unit_cache,
+        unit_cache=caches.unit_grid,
+        reference_cache=caches.reference,
     )
 
 
@@ -72,18 +83,14 @@ class DamageOutputs(NamedTuple):
     vs_reference: pl.DataFrame
 
 
-def damage_outputs(
-    frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None, unit_cache: PartCache | None = None
-) -> DamageOutputs:
+def damage_outputs(frames: Mapping[str, pl.DataFrame], caches: DamageCaches = NO_CACHES) -> DamageOutputs:
     """The computation and `damage_vs_reference` (the slice against the reference profiles)."""
-    computation = damage_stage(frames, cache, unit_cache)
+    computation = damage_stage(frames, caches)
     return DamageOutputs(computation, damage_vs_reference(computation, frames))
 
 
-def start_damage(
-    frames: Mapping[str, pl.DataFrame], cache: PartCache | None = None, unit_cache: PartCache | None = None
-) -> Beside[DamageOutputs]:
+def start_damage(frames: Mapping[str, pl.DataFrame], caches: DamageCaches = NO_CACHES) -> Beside[DamageOutputs]:
     """`damage_outputs` on a background thread: the engine is Polars and NumPy, so the run's Python stages
     (id aliases, findings) go on beside it (docs/scaling.md#the-first-stretch)."""
     given = dict(frames)  # the caller's later dicts never reach the thread
-    return Beside(lambda: damage_outputs(given, cache, unit_cache), "damage-stage")
+    return Beside(lambda: damage_outputs(given, caches), "damage-stage")

@@ -156,11 +156,13 @@ def test_the_engine_computes_the_rows_of_the_files_the_cache_lacks(
     file_1 = {int(k) for rows in part.effective_keys.values() for k in rows[3:6]}
     assert (len(fill.whole), set(np.flatnonzero(fill.whole).tolist())) == (12, file_1)
     assert len(file_1) == 6
-    assert fill.columns.tolist() == sorted(set(part.target_keys[part.targets["profile_id"].is_in(REFERENCES)]))
-    assert len(fill.columns) == 2
+    reference = part.reference
+    assert reference is not None
+    assert reference.columns.tolist() == sorted(set(part.target_keys[part.targets["profile_id"].is_in(REFERENCES)]))
+    assert len(reference.columns) == 2
     for name, block in whole.blocks.items():
         assert np.array_equal(part.blocks[name][fill.whole], block[fill.whole], equal_nan=True)
-        assert np.array_equal(part.blocks[name][:, fill.columns], block[:, fill.columns], equal_nan=True)
+        assert np.array_equal(reference.values[name], block[:, reference.columns], equal_nan=True)
     for scenario in SCENARIOS:
         assert part.matrix(scenario, REFERENCES).equals(whole.matrix(scenario, REFERENCES))
     assert fill.whole.sum() == 6  # the references' slice needed no other row
