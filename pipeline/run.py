@@ -24,6 +24,7 @@ from pipeline.damage.unit_results import UNIT_GRID_KIND
 from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.findings.stage import findings_frame
+from pipeline.helper_process import start_helper
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.partition import Executor
@@ -118,6 +119,7 @@ def _run(
     executor: Executor | None = None,
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
+    gx = start_helper()  # GX imports there while this process parses (docs/scaling.md#the-helper-process)
     caches = DamageCaches(
         PartCache(cache, MATRIX_KIND), PartCache(cache, UNIT_GRID_KIND), PartCache(cache, REFERENCE_KIND)
     )
@@ -134,8 +136,8 @@ def _run(
         plan = plan_matchups(frames, matchup_scenarios, cache)
         if plan.computes:
             warm_loops()  # the matchup processes fork with the loops loaded
-        else:
-            start_gx_import()  # nothing forks: GX imports while this thread waits (docs/quality.md#speed)
+        elif gx is None:
+            start_gx_import()  # no helper process, nothing forks: GX imports here while this thread waits
         damage, vs_reference = started.result()
         frames = {**frames, "damage_vs_reference": vs_reference, "findings": findings}
     release_free_heap()  # the records are gone: their pages go back before the matchup pool forks
@@ -146,7 +148,8 @@ def _run(
         with stage("unit matchups"):
             matchups = matchups_stage(frames, release, matchup_scenarios, executor, cache=cache, plan=plan)
             frames = {**frames, "unit_vs_reference": matchups.vs_reference}
-        start_gx_import()  # after the matchup pool forks: GX imports while the store works (docs/quality.md#speed)
+        if gx is None:
+            start_gx_import()  # no helper process: GX imports here after the matchup pool forks, while the store works
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release, matrix_cache, duckdb_reuse)
         damage = damage.written()  # the matrix is on disk: its blocks are not held any longer

@@ -38,12 +38,14 @@ def as_pandas(relation: duckdb.DuckDBPyRelation) -> Any:
     return arrow_as_pandas(relation.to_arrow_table(), relation)
 
 
-def arrow_as_pandas(table: pa.Table, relation: duckdb.DuckDBPyRelation) -> Any:
+def arrow_as_pandas(table: pa.Table, relation: duckdb.DuckDBPyRelation | None) -> Any:
     """`table` (the rows of `relation`, fetched as Arrow) as `relation.df()` would give them; `.df()` itself for
-    a column type whose conversion is not checked here."""
+    a column type whose conversion is not checked here (`relation` None: the caller checked there is none)."""
     import pandas as pd
 
     if not converts_through_arrow(table.schema):
+        if relation is None:
+            raise ValueError(f"no checked conversion for {table.schema}")
         return relation.df()
     columns = {name: _column(table.column(name), pd) for name in table.column_names}
     del table  # the pandas columns hold what they need of it

@@ -10,20 +10,33 @@ from __future__ import annotations
 
 import re
 import shutil
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from pipeline import config
 from pipeline.errors import QualityGateError
+from pipeline.helper_process import HelperWarning, running_helper
 from pipeline.publish.outdir import REJECTED_DIRNAME
-from pipeline.quality.batches import Batch, Rows, existing_tables, fetch_batch, fetch_rows, reading_cursor
+from pipeline.quality.batches import (
+    Batch,
+    Rows,
+    TableStatus,
+    existing_tables,
+    fetch_batch,
+    fetch_rows,
+    reading_cursor,
+)
 from pipeline.quality.file_summaries import summary_by_file
 from pipeline.quality.gx_runner import GxRunner
 from pipeline.quality.memo import QualityMemo
-from pipeline.quality.report import QUALITY_DIRNAME, QualityReport, QualitySummary, TableReport
+from pipeline.quality.pandas_frames import arrow_as_pandas, converts_through_arrow
+from pipeline.quality.report import QUALITY_DIRNAME, ExpectationOutcome, QualityReport, QualitySummary, TableReport
 from pipeline.quality.suites import SuiteFormatError, SuiteSpec, load_suites
 from pipeline.store.ddl import MODEL_BY_TABLE
 from pipeline.store.load import open_store
@@ -48,10 +61,6 @@ def _fetch_each(
     con: duckdb.DuckDBPyConnection, suites: list[SuiteSpec], present: set[str], memo: QualityMemo | None
 ) -> list[Batch]:
     return [_fetch(con, suite, present, memo) for suite in suites]
-
-
-def _report(runner: GxRunner, suite: SuiteSpec, batch: Batch) -> TableReport:
-    return TableReport(suite.table, batch.status, batch.rows, tuple(runner.validate(suite, batch.frame, batch.key)))
 
 
 def run_quality(
@@ -107,17 +116,41 @@ def _validate(
 
 
 class _Runner:
-    """GX, set up on the first validation (a run whose batches are all recognised sets it up for nothing)."""
+    """GX, set up on the first validation (a run whose batches are all recognised sets it up for nothing): in
+    the run's helper process when one runs (`helper_process.py`), else here."""
 
     def __init__(self, memo: QualityMemo | None) -> None:
         self.memo = memo
+        self.process = running_helper()
         self.gx: GxRunner | None = None
 
     def report(self, suite: SuiteSpec, batch: Batch) -> TableReport:
-        self.gx = self.gx if self.gx is not None else GxRunner()
+        return self._report(suite, batch.status, batch.rows, batch.frame, batch.key)
+
+    def report_rows(self, suite: SuiteSpec, rows: Rows) -> TableReport:
+        """As `report` on `rows.batch()`; the helper is sent the Arrow rows and converts them itself."""
+        if self.process is not None and converts_through_arrow(rows.arrow.schema):
+            return self._report(suite, rows.status, rows.rows, rows.arrow, rows.key)
+        return self.report(suite, rows.batch())
+
+    def _report(
+        self, suite: SuiteSpec, status: TableStatus, count: int, batch: Any, key: tuple[str, ...]
+    ) -> TableReport:
         if self.memo is not None:
             self.memo.validated.add(suite.table)
-        return _report(self.gx, suite, batch)
+        return TableReport(suite.table, status, count, tuple(self._validate(suite, batch, key)))
+
+    def _validate(self, suite: SuiteSpec, batch: Any, key: tuple[str, ...]) -> list[ExpectationOutcome]:
+        if self.process is not None:
+            try:
+                return self.process.validate(suite, batch, key)
+            except (OSError, EOFError) as exc:
+                warnings.warn(f"helper process gone ({exc!r}): GX runs in this process", HelperWarning, stacklevel=2)
+                self.process = None
+        if isinstance(batch, pa.Table):
+            batch = arrow_as_pandas(batch, None)
+        self.gx = self.gx if self.gx is not None else GxRunner()
+        return self.gx.validate(suite, batch, key)
 
 
 def _fetch_rows(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Rows:
@@ -135,7 +168,7 @@ def _rows_report(runner: _Runner, suite: SuiteSpec, rows: Rows, memo: QualityMem
     if found is not None and memo is not None:
         memo.reused.add(suite.table)
         return found
-    report = runner.report(suite, rows.batch())
+    report = runner.report_rows(suite, rows)
     if memo is not None:
         memo.keep(key, report, by_rows=True)
     return report

@@ -187,3 +187,19 @@ def test_an_expectation_that_cannot_run_fails_with_its_error() -> None:
     (outcome,) = GxRunner().validate(suite, pd.DataFrame({"k": ["a"]}))
     assert not outcome.success
     assert outcome.error is not None and '"nope"' in outcome.error
+
+
+def test_the_helper_process_validates_as_this_process_does(broken_gate: tuple[str, Path]) -> None:
+    """The broken copy's report (every break, its counts and offending rows) is the same whether GX runs in the
+    helper process (sent Arrow rows and pandas summaries) or here."""
+    from pipeline import helper_process
+    from pipeline.quality.stage import run_quality
+    from pipeline.store.load import open_store
+
+    _, release = broken_gate
+    with open_store(release / config.DUCKDB_FILENAME) as con:
+        here = run_quality(con)
+        assert helper_process.start_helper() is not None
+        there = run_quality(con)
+    assert there.to_dict() == here.to_dict()
+    assert len(here.failures("critical")) == 7

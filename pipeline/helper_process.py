@@ -1,0 +1,172 @@
+"""A process of its own for the run's Python work that needs none of this process's objects: GX validation
+(quality) and the explorer site (publish) (docs/scaling.md#the-helper-process).
+
+Why: this process's stages are Python, and only one thread runs Python at a time. Importing GX (≈ 1 s) held
+the GIL beside the damage, matchups and store stages; rendering the site (≈ 1.5 s) came after the faction
+documents on the same thread. The helper imports GX while this process parses, on the core the parse leaves
+idle, and renders the site from the release's Parquet files while this process writes the faction documents.
+Spawned, not forked: nothing of this process's threads, locks or libraries' pools is copied. It holds only its
+end of one pipe, so it ends when this process does, however this one ends (`runtime.exit_now` included). If it
+cannot start or dies, the work runs here as before, with a warning.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from pipeline.publish.site.build import SiteReport
+    from pipeline.quality.report import ExpectationOutcome
+    from pipeline.quality.suites import SuiteSpec
+
+
+class HelperWarning(UserWarning):
+    """The helper process could not serve: its work runs in this process."""
+
+
+class HelperProcess:
+    """One spawned process; each call sends a request and waits for its reply (one at a time)."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, theirs = context.Pipe()
+        self._process = context.Process(target=_serve, args=(theirs,), name="dataslate-helper", daemon=True)
+        self._process.start()
+        theirs.close()  # only the child holds its end: its `recv` ends when this process does
+        self._lock = threading.Lock()
+
+    def validate(self, suite: SuiteSpec, batch: Any, key: tuple[str, ...]) -> list[ExpectationOutcome]:
+        """`GxRunner.validate` there. `batch`: a `pyarrow.Table` (converted there as `arrow_as_pandas` does, so
+        the caller checked `converts_through_arrow`) or a pandas frame. Raises `OSError`/`EOFError` if the
+        process is gone, and what GX raised there."""
+        return list(self.send(("validate", suite, batch, key))())
+
+    def site(self, release: Path, version: str) -> Callable[[], SiteReport]:
+        """`write_site` there, from the release's `<table>.parquet` files (the same frames: the store wrote
+        them); returns the wait for its report. Until then the helper takes no other request."""
+        return self.send(("site", release, version))
+
+    def send(self, request: tuple[Any, ...]) -> Callable[[], Any]:
+        self._lock.acquire()
+        try:
+            self._conn.send(request)
+        except BaseException:
+            self._lock.release()
+            raise
+
+        def reply() -> Any:
+            try:
+                ok, value = self._conn.recv()
+            finally:
+                self._lock.release()
+            if not ok:
+                raise value
+            return value
+
+        return reply
+
+    def alive(self) -> bool:
+        return self._process.is_alive()
+
+
+def _serve(conn: Connection) -> None:
+    """The process: GX imported and set up once, then one reply per request until its parent ends. The start
+    method goes back to `fork` first: a spawned process inherits `spawn`, under which the multiprocessing locks
+    GX's libraries make (tqdm's) are named semaphores left to the resource tracker, which reported them leaked."""
+    multiprocessing.set_start_method("fork", force=True)
+    runner, failure = _gx_runner()
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            conn.send((True, _answer(request, runner, failure)))
+        except Exception as exc:
+            conn.send((False, exc))
+
+
+def _gx_runner() -> tuple[Any, Exception | None]:
+    try:
+        from pipeline.quality.gx_runner import GxRunner
+
+        return GxRunner(), None
+    except Exception as exc:  # raised on the first validation, where the stage reports it
+        return None, exc
+
+
+def _answer(request: tuple[Any, ...], runner: Any, failure: Exception | None) -> Any:
+    if request[0] == "site":
+        from pipeline.publish.site.build import write_site
+
+        _, release, version = request
+        return write_site(ReleaseFrames(release), release, version)
+    _, suite, batch, key = request
+    if runner is None:
+        raise failure or RuntimeError("GX did not start")
+    import pyarrow as pa
+
+    if isinstance(batch, pa.Table):
+        from pipeline.quality.pandas_frames import arrow_as_pandas
+
+        batch = arrow_as_pandas(batch, None)
+    return runner.validate(suite, batch, key)
+
+
+class ReleaseFrames(Mapping[str, "pl.DataFrame"]):
+    """A release's tables read from its `<table>.parquet` files when first looked up."""
+
+    def __init__(self, release: Path) -> None:
+        self.release = release
+        self._read: dict[str, pl.DataFrame] = {}
+
+    def __getitem__(self, table: str) -> pl.DataFrame:
+        if table not in self._read:
+            import polars as pl
+
+            path = self.release / f"{table}.parquet"
+            if not path.is_file():
+                raise KeyError(table)
+            self._read[table] = pl.read_parquet(path)
+        return self._read[table]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(p.stem for p in self.release.glob("*.parquet")))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, table: object) -> bool:
+        return isinstance(table, str) and (self.release / f"{table}.parquet").is_file()
+
+
+_helper: HelperProcess | None = None
+_helper_lock = threading.Lock()
+
+
+def start_helper() -> HelperProcess | None:
+    """This process's helper, started now if none runs (None: it cannot start; warned)."""
+    global _helper
+    with _helper_lock:
+        if _helper is not None and _helper.alive():
+            return _helper
+        try:
+            _helper = HelperProcess()
+        except OSError as exc:
+            warnings.warn(f"no helper process ({exc}): its work runs here", HelperWarning, stacklevel=2)
+            _helper = None
+        return _helper
+
+
+def running_helper() -> HelperProcess | None:
+    """The helper if one was started and still runs."""
+    with _helper_lock:
+        return _helper if _helper is not None and _helper.alive() else None

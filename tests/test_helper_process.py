@@ -1,0 +1,83 @@
+"""The helper process: the site it renders from a release's Parquet files is the site rendered here from the run's
+frames, byte for byte; its errors are raised here; it ends with the process that started it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline.helper_process import ReleaseFrames, start_helper
+from pipeline.publish.site.build import write_site
+from pipeline.store.parquet import write_parquet_tables
+from tests.seed_frames import seed_stages
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_helper_renders_the_site_this_process_renders(tmp_path: Path) -> None:
+    frames = seed_stages().frames
+    there, here = tmp_path / "there", tmp_path / "here"
+    for release in (there, here):
+        release.mkdir()
+        write_parquet_tables(frames, release)
+    helper = start_helper()
+    assert helper is not None
+    report = helper.site(there, "v0123456789ab")()
+    assert report == write_site(frames, here, "v0123456789ab")
+    assert report.pages > 3
+    assert _files(there / "site") == _files(here / "site")
+
+
+def test_the_helpers_error_is_raised_here(tmp_path: Path) -> None:
+    """A release without its Parquet files: the helper's `KeyError`, and the helper serves on."""
+    helper = start_helper()
+    assert helper is not None
+    with pytest.raises(KeyError, match="keywords"):
+        helper.site(tmp_path, "v0123456789ab")()
+    assert helper.alive()
+
+
+def test_release_frames_read_what_the_release_holds(tmp_path: Path) -> None:
+    frames = seed_stages().frames
+    write_parquet_tables(frames, tmp_path)
+    found = ReleaseFrames(tmp_path)
+    assert "units" in found and "damage_matrix" not in found and "nope" not in found
+    assert found["units"].equals(frames["units"])
+    assert sorted(found) == sorted(t for t in frames if t != "damage_matrix")
+    with pytest.raises(KeyError):
+        found["nope"]
+
+
+ENDS = """
+import os, sys
+sys.path.insert(0, {root!r})
+from pipeline.helper_process import start_helper
+helper = start_helper()
+print(helper._process.pid, flush=True)
+os._exit(0)
+"""
+
+
+def test_the_helper_ends_when_its_process_ends_abruptly() -> None:
+    """`os._exit` runs no clean-up: the helper sees its pipe close and ends."""
+    root = str(Path(__file__).resolve().parent.parent)
+    done = subprocess.run([sys.executable, "-c", ENDS.format(root=root)], capture_output=True, text=True, check=True)
+    pid = int(done.stdout.split()[0])
+    for _ in range(200):
+        if not Path(f"/proc/{pid}").exists() or "Z" in _state(pid):
+            return
+        time.sleep(0.1)
+    pytest.fail(f"helper {pid} still runs 20 s after its parent ended")
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
