@@ -21,9 +21,10 @@ def content_hash(*parts: object, length: int = 16) -> str:
 
 
 def file_sha256(path: str) -> str:
-    """sha256 of a file's bytes, streamed."""
+    """sha256 of a file's bytes, streamed in 4 MiB reads (each read and each update gives up the GIL: fewer,
+    longer ones let a thread hash beside Python work with fewer hand-overs)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
+        for chunk in iter(lambda: handle.read(4 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()

@@ -16,7 +16,8 @@ import polars as pl
 
 from pipeline import __version__, config
 from pipeline.cache.fingerprint import inputs_key
-from pipeline.cache.parts import PartCache
+from pipeline.cache.hashed import hash_ahead
+from pipeline.cache.parts import PartCache, part_files
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_columns import REFERENCE_KIND
 from pipeline.damage.stage import DamageCaches, DamageOutputs, start_damage
@@ -26,14 +27,17 @@ from pipeline.dedupe.stage import dedupe_stage
 from pipeline.findings.stage import findings_frame
 from pipeline.helper_process import start_helper
 from pipeline.loadouts.stage import loadouts_stage
+from pipeline.matchups.incremental import MATCHUPS_KIND, VS_REFERENCE_KIND
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.partition import Executor
 from pipeline.matchups.stage import matchups_stage, plan_matchups
 from pipeline.publish.aliases import with_id_aliases
+from pipeline.publish.document_cache import DOCUMENTS_KIND
 from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.reuse import ReusedRelease, remember_release, removed_on_failure, reusable_release
+from pipeline.publish.table_reuse import FEED_KIND
 from pipeline.publish.writer import write_release
 from pipeline.quality.gx_runner import start_gx_import
 from pipeline.quality.memo import QualityMemo
@@ -123,7 +127,8 @@ def _run(
     caches = DamageCaches(
         PartCache(cache, MATRIX_KIND), PartCache(cache, UNIT_GRID_KIND), PartCache(cache, REFERENCE_KIND)
     )
-    frames, started, reports, parsed = _compute(inputs, stage, cache, caches)
+    before = output.path / output.latest.name if output.latest is not None else None
+    frames, started, reports, parsed = _compute(inputs, stage, cache, caches, _placed_later(cache, before))
     release_free_heap()  # the records are gone: their pages go back while the damage blocks are being built
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
@@ -194,19 +199,31 @@ def _run(
     )
 
 
+#: Cache kinds whose files a run that changed little places, in the order it reaches them (`cache/hashed.py`).
+AHEAD_KINDS = (UNIT_GRID_KIND, REFERENCE_KIND, VS_REFERENCE_KIND, MATCHUPS_KIND, MATRIX_KIND, DOCUMENTS_KIND, FEED_KIND)
+
+
+def _placed_later(cache: Path | None, latest: Path | None) -> list[Path]:
+    """The cached files the run is likely to check before placing them, then the previous DuckDB file (which
+    the store patches when it can)."""
+    previous = [latest / config.DUCKDB_FILENAME] if latest is not None else []
+    return [*part_files(cache, AHEAD_KINDS[:5]), *previous, *part_files(cache, AHEAD_KINDS[5:])]
+
+
 def _counts(cache: PartCache | None) -> tuple[int, int]:
     """Parts computed (kept by this run) and taken from the cache."""
     return (0, 0) if cache is None else (len(cache.kept), len(cache.used - cache.kept))
 
 
 def _compute(
-    inputs: list[Path], stage: StageContext, cache: Path | None, caches: DamageCaches
+    inputs: list[Path], stage: StageContext, cache: Path | None, caches: DamageCaches, ahead: list[Path]
 ) -> tuple[Frames, Beside[DamageOutputs], dict[str, Any], ParseResult]:
     """Parse to integrity: the frames, the damage stage started on them (it runs beside id aliases and
     findings) and the reports. The records (Python objects) of each stage are dropped when this returns; only
     the columnar frames go on."""
     with stage("parse inputs"):
         parsed = read_inputs(inputs, cache)
+    hash_ahead(ahead)  # the files placed later, on the core the next stages leave idle (cache/hashed.py)
     with stage("dedupe rules"):
         deduped = dedupe_stage(parsed.dataset)
     with stage("default loadouts"):

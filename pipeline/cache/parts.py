@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.cache.entries import CacheWarning, entry_path, read_entry, write_entry
+from pipeline.cache.hashed import unchanged_sha256
 from pipeline.ids import file_sha256
 
 #: Cache sub-folder of every part kind (`parts/<kind>/<key>.json` beside `<key>.bin`).
@@ -74,7 +75,7 @@ class PartCache:
         blob = self._blob(key)
         try:
             size = blob.stat().st_size
-            intact = size == entry.get("bytes") and file_sha256(str(blob)) == entry.get("sha256")
+            intact = size == entry.get("bytes") and unchanged_sha256(str(blob)) == entry.get("sha256")
         except OSError:
             intact = False
         if not intact:
@@ -166,6 +167,13 @@ class PartCache:
                 path.unlink(missing_ok=True)
                 removed += path.suffix == ".json"
         return removed
+
+
+def part_files(folder: Path | None, kinds: Iterable[str]) -> list[Path]:
+    """The files kept for `kinds`, kind by kind (for `hashed.hash_ahead`)."""
+    if folder is None:
+        return []
+    return [path for kind in kinds for path in sorted((folder / PARTS_DIR / kind).glob("*.bin"))]
 
 
 def _link_or_copy(source: Path, dest: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.ids import file_sha256
+from pipeline.cache.hashed import unchanged_sha256
 from pipeline.publish.outdir import ReleaseInfo
 
 
@@ -32,4 +32,4 @@ class PreviousRelease:
     def parquet_sha256(self, name: str) -> str | None:
         """sha256 of the previous release's `<name>.parquet` (read from the file, not its manifest), or None."""
         path = self.folder / f"{name}.parquet"
-        return file_sha256(str(path)) if path.is_file() else None
+        return unchanged_sha256(str(path)) if path.is_file() else None

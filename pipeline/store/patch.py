@@ -20,6 +20,7 @@ import polars as pl
 from pipeline import config
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.fingerprint import code_fingerprint, key_of
+from pipeline.cache.hashed import unchanged_sha256
 from pipeline.cache.parts import PartCache
 from pipeline.ids import file_sha256
 from pipeline.store.bounded import bounded_connect
@@ -57,7 +58,7 @@ class DuckdbReuse:
         if self.cache.folder is None or self.previous is None:
             return None
         try:
-            sha = file_sha256(str(self.previous))
+            sha = unchanged_sha256(str(self.previous))
         except OSError:  # gone or unreadable: built whole
             return None
         found = self.cache.get(_key(sha), use=False)  # pruned once this run publishes

@@ -1,0 +1,77 @@
+"""Files hashed ahead: a settled file is read once, and any change to it (even with its times set back) is hashed
+again."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pipeline.cache import hashed
+from pipeline.ids import file_sha256
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    hashed.forget_hashes()
+    yield
+    hashed.forget_hashes()
+
+
+def _settled(path: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`path` holding `data`, last changed more than `SETTLED_NS` (made 20 ms here) before anything reads it."""
+    monkeypatch.setattr(hashed, "SETTLED_NS", 20_000_000)
+    path.write_bytes(data)
+    time.sleep(0.05)
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    reads: list[str] = []
+
+    def counted(path: str) -> str:
+        reads.append(path)
+        return file_sha256(path)
+
+    monkeypatch.setattr(hashed, "file_sha256", counted)
+    return reads
+
+
+def test_a_settled_file_hashed_ahead_is_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "part.bin"
+    _settled(path, b"rows" * 1000, monkeypatch)
+    reads = _counting(monkeypatch)
+    hashed.hash_ahead([path, tmp_path / "missing.bin"]).join()
+    assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"rows" * 1000).hexdigest()
+    assert reads == [str(path)]
+
+
+@pytest.mark.parametrize("times_set_back", [False, True])
+def test_a_file_changed_after_its_hash_is_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, times_set_back: bool
+) -> None:
+    """The same size, written in place, its modification time put back or not: the change time moved."""
+    path = tmp_path / "part.bin"
+    _settled(path, b"a" * 64, monkeypatch)
+    before = os.stat(path)
+    assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"a" * 64).hexdigest()
+    with path.open("r+b") as handle:
+        handle.write(b"XXXX")
+    if times_set_back:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"XXXX" + b"a" * 60).hexdigest()
+
+
+def test_a_file_changed_just_before_it_is_read_is_not_remembered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written this instant: a change in the same clock tick would keep its times, so its hash is not kept."""
+    path = tmp_path / "part.bin"
+    path.write_bytes(b"new")
+    reads = _counting(monkeypatch)
+    hashed.unchanged_sha256(str(path))
+    hashed.unchanged_sha256(str(path))
+    assert reads == [str(path), str(path)]
