@@ -311,24 +311,25 @@ def write_faction_documents(
     cache = DocumentCache.of(None) if cache is None else cache
     shared = shared_lookups(frames)
     shared_key = shared_digest(frames) if cache.enabled else ""
-    by_faction = _grouped(_rows(frames, "units"), "faction")
     names = faction_file_names(document_factions(frames))
-    sliced_by = frames_by_faction(frames, {f: [u["unit_id"] for u in by_faction[f]] for f in names})
     unit_frames = frames["units"].partition_by("faction", as_dict=True, maintain_order=True) if names else {}
+    sliced_by = frames_by_faction(frames, {f: unit_frames[(f,)]["unit_id"].to_list() for f in names})
     written = []
     with cyclic_gc_paused():
         for faction, name in names.items():
-            units, sliced = by_faction[faction], sliced_by.pop(faction)
-            key = functools.partial(document_key, name, shared_key, unit_frames[(faction,)], sliced)
+            units, sliced = unit_frames[(faction,)], sliced_by.pop(faction)
+            key = functools.partial(document_key, name, shared_key, units, sliced)
             cache.file(key, folder / name, functools.partial(_write_document, faction, units, sliced, shared))
             written.append(name)
     return written
 
 
 def _write_document(
-    faction: str, units: list[Row], sliced: Mapping[str, pl.DataFrame], shared: Shared, path: Path
+    faction: str, units: pl.DataFrame, sliced: Mapping[str, pl.DataFrame], shared: Shared, path: Path
 ) -> None:
-    document = faction_document(faction, units, lookups(sliced, shared))
+    """The faction's document; its units' rows become Python objects only here, for a document not cached."""
+    rows = list(feed_rows(units, MODEL_BY_TABLE.get("units")))
+    document = faction_document(faction, rows, lookups(sliced, shared))
     path.write_text(compact_json(document, sort_keys=True) + "\n")
 
 
