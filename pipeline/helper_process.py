@@ -32,13 +32,20 @@ class HelperWarning(UserWarning):
     """The helper process could not serve: its work runs in this process."""
 
 
+#: The helpers a run starts: GX's (it imports GX at once), and the site's (it imports Polars and Jinja2 at once),
+#: so that the site renders while GX validates.
+ROLES = ("gx", "site")
+#: How long a request waits for the helper to finish the one before (then the work runs here, warned).
+BUSY_TIMEOUT_S = 600.0
+
+
 class HelperProcess:
     """One spawned process; each call sends a request and waits for its reply (one at a time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, role: str = "gx") -> None:
         context = multiprocessing.get_context("spawn")
         self._conn, theirs = context.Pipe()
-        self._process = context.Process(target=_serve, args=(theirs,), name="dataslate-helper", daemon=True)
+        self._process = context.Process(target=_serve, args=(theirs, role), name=f"dataslate-{role}", daemon=True)
         self._process.start()
         theirs.close()  # only the child holds its end: its `recv` ends when this process does
         self._lock = threading.Lock()
@@ -55,7 +62,10 @@ class HelperProcess:
         return self.send(("site", release, version))
 
     def send(self, request: tuple[Any, ...]) -> Callable[[], Any]:
-        self._lock.acquire()
+        """Send `request` now; the returned call waits for its reply (call it once). `OSError` if the helper is
+        still busy with an earlier request after `BUSY_TIMEOUT_S`."""
+        if not self._lock.acquire(timeout=BUSY_TIMEOUT_S):
+            raise OSError(f"the {self._process.name} process is still busy")
         try:
             self._conn.send(request)
         except BaseException:
@@ -77,12 +87,15 @@ class HelperProcess:
         return self._process.is_alive()
 
 
-def _serve(conn: Connection) -> None:
-    """The process: GX imported and set up once, then one reply per request until its parent ends. The start
-    method goes back to `fork` first: a spawned process inherits `spawn`, under which the multiprocessing locks
-    GX's libraries make (tqdm's) are named semaphores left to the resource tracker, which reported them leaked."""
+def _serve(conn: Connection, role: str) -> None:
+    """The process: what its role needs imported (and GX set up) once, then one reply per request until its
+    parent ends. The start method goes back to `fork` first: a spawned process inherits `spawn`, under which the
+    multiprocessing locks GX's libraries make (tqdm's) are named semaphores left to the resource tracker, which
+    reported them leaked."""
     multiprocessing.set_start_method("fork", force=True)
-    runner, failure = _gx_runner()
+    runner, failure = _gx_runner() if role == "gx" else (None, None)
+    if role == "site":
+        import pipeline.publish.site.build  # noqa: F401 (Polars, Jinja2 and the templates' code, ahead)
     while True:
         try:
             request = conn.recv()
@@ -148,25 +161,27 @@ class ReleaseFrames(Mapping[str, "pl.DataFrame"]):
         return isinstance(table, str) and (self.release / f"{table}.parquet").is_file()
 
 
-_helper: HelperProcess | None = None
+_helpers: dict[str, HelperProcess] = {}
 _helper_lock = threading.Lock()
 
 
-def start_helper() -> HelperProcess | None:
-    """This process's helper, started now if none runs (None: it cannot start; warned)."""
-    global _helper
+def start_helper(role: str = "gx") -> HelperProcess | None:
+    """This process's helper of `role` (`ROLES`), started now if none runs (None: it cannot start; warned)."""
     with _helper_lock:
-        if _helper is not None and _helper.alive():
-            return _helper
+        found = _helpers.get(role)
+        if found is not None and found.alive():
+            return found
         try:
-            _helper = HelperProcess()
+            _helpers[role] = HelperProcess(role)
         except OSError as exc:
-            warnings.warn(f"no helper process ({exc}): its work runs here", HelperWarning, stacklevel=2)
-            _helper = None
-        return _helper
+            warnings.warn(f"no {role} helper process ({exc}): its work runs here", HelperWarning, stacklevel=2)
+            _helpers.pop(role, None)
+            return None
+        return _helpers[role]
 
 
-def running_helper() -> HelperProcess | None:
-    """The helper if one was started and still runs."""
+def running_helper(role: str = "gx") -> HelperProcess | None:
+    """The helper of `role` if one was started and still runs."""
     with _helper_lock:
-        return _helper if _helper is not None and _helper.alive() else None
+        found = _helpers.get(role)
+        return found if found is not None and found.alive() else None

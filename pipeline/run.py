@@ -37,6 +37,7 @@ from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
 from pipeline.publish.reuse import ReusedRelease, remember_release, removed_on_failure, reusable_release
+from pipeline.publish.site_rendering import start_site
 from pipeline.publish.table_reuse import FEED_KIND
 from pipeline.publish.writer import write_release
 from pipeline.quality.gx_runner import start_gx_import
@@ -123,13 +124,14 @@ def _run(
     executor: Executor | None = None,
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
-    gx = start_helper()  # GX imports there while this process parses (docs/scaling.md#the-helper-process)
+    gx = start_helper("gx")  # GX imports there while this process parses (docs/scaling.md#the-helper-process)
     caches = DamageCaches(
         PartCache(cache, MATRIX_KIND), PartCache(cache, UNIT_GRID_KIND), PartCache(cache, REFERENCE_KIND)
     )
     before = output.path / output.latest.name if output.latest is not None else None
     frames, started, reports, parsed = _compute(inputs, stage, cache, caches, _placed_later(cache, before))
     release_free_heap()  # the records are gone: their pages go back while the damage blocks are being built
+    start_helper("site")  # it imports while the damage stage ends; it renders once the store wrote the tables
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
     previous = PreviousRelease.of(output.path, publication.previous)
@@ -157,21 +159,32 @@ def _run(
             start_gx_import()  # no helper process: GX imports here after the matchup pool forks, while the store works
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release, matrix_cache, duckdb_reuse)
-        damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
-        release_free_heap()
-        hashed = {**stored.matrix_hashes, **matchups.file_hashes, **stored.table_hashes}
-        memo = QualityMemo.of(cache, release, hashed)
-        with stage("quality gates"):
-            checks = check_release(frames, damage.cells, publication.previous, max_drop)
-            quality = quality_gate(release, checks=[checks], memo=memo)
-        release_free_heap()  # the tables GX read as pandas
-        run_reports = RunReports(
-            **reports, damage=damage.report, store=stored, quality=quality, matchups=matchups.report
-        )
-        with stage("publish"):
-            published = write_release(
-                release, version, frames, damage, run_reports, publication, previous, hashed, cache, stored.table_files
+        with start_site(frames, release, version, stored=True) as site:  # renders while the gates run
+            damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
+            release_free_heap()
+            hashed = {**stored.matrix_hashes, **matchups.file_hashes, **stored.table_hashes}
+            memo = QualityMemo.of(cache, release, hashed)
+            with stage("quality gates"):
+                checks = check_release(frames, damage.cells, publication.previous, max_drop)
+                quality = quality_gate(release, checks=[checks], memo=memo)
+            release_free_heap()  # the tables GX read as pandas
+            run_reports = RunReports(
+                **reports, damage=damage.report, store=stored, quality=quality, matchups=matchups.report
             )
+            with stage("publish"):
+                published = write_release(
+                    release,
+                    version,
+                    frames,
+                    damage,
+                    run_reports,
+                    publication,
+                    previous,
+                    hashed,
+                    cache,
+                    stored.table_files,
+                    site,
+                )
     matrix_cache.prune()  # published: the cached parts this run did not use go
     for damage_cache in (caches.unit_grid, caches.reference):
         if damage_cache is not None:

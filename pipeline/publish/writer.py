@@ -7,8 +7,8 @@ and the manifest.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +18,6 @@ import polars as pl
 
 from pipeline import __version__, config
 from pipeline.damage.matrix import DamageComputation
-from pipeline.helper_process import HelperWarning, running_helper
 from pipeline.publish.changes import TableChanges, table_changes
 from pipeline.publish.contents import Pieces, changed_pieces, rows_in_pieces
 from pipeline.publish.document_cache import DocumentCache
@@ -30,7 +29,7 @@ from pipeline.publish.formats import write_feed, write_json_schemas
 from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, write_manifest
 from pipeline.publish.outdir import Publication
 from pipeline.publish.previous import PreviousRelease
-from pipeline.publish.site.build import SiteReport, write_site
+from pipeline.publish.site_rendering import SiteRendering, start_site
 from pipeline.publish.table_reuse import TableReuse
 from pipeline.reports import RunReports
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -84,33 +83,6 @@ def _changed_pieces(table: str, frame: pl.DataFrame, before: str | None, reuse: 
     return changed_pieces(earlier, pieces.keys) if pieces is not None and earlier is not None else None
 
 
-def _site_beside(
-    frames: Mapping[str, pl.DataFrame], release: Path, version: str, stored: bool
-) -> Callable[[], SiteReport]:
-    """The explorer site rendered by the helper process from the release's Parquet files, while this thread
-    writes the faction documents (`stored`: the store wrote every `<table>.parquet`); else here, when waited
-    for. Returns the wait for its report."""
-    helper = running_helper() if stored else None
-    if helper is not None:
-        try:
-            wait = helper.site(release, version)
-        except OSError as exc:
-            warnings.warn(f"helper process gone ({exc!r}): the site renders here", HelperWarning, stacklevel=2)
-        else:
-            return lambda: _site_reply(wait, frames, release, version)
-    return lambda: write_site(frames, release, version)
-
-
-def _site_reply(
-    wait: Callable[[], SiteReport], frames: Mapping[str, pl.DataFrame], release: Path, version: str
-) -> SiteReport:
-    try:
-        return wait()
-    except (OSError, EOFError) as exc:
-        warnings.warn(f"helper process gone ({exc!r}): the site renders here", HelperWarning, stacklevel=2)
-        return write_site(frames, release, version)
-
-
 def write_release(
     release: Path,
     version: str,
@@ -122,6 +94,7 @@ def write_release(
     hashed: Mapping[str, str] | None = None,
     cache: Path | None = None,
     tables: Mapping[str, str] | None = None,
+    site: SiteRendering | None = None,
 ) -> Published:
     """The tables' Parquet (unless the store wrote them), NDJSON feed, faction documents, explorer site, feed
     index, JSON Schemas, manifest (with the reports as given, the release's place in its output folder and what
@@ -129,7 +102,8 @@ def write_release(
     `hashed`: sha256 of files already in the release (the matrix's, the cached `unit_matchups` files; by relative
     path), not read again. `cache`: the run's cache folder, where an unchanged table's feed file and contents
     hash are found (`table_reuse`), and the faction documents built from unchanged rows (`document_cache`).
-    `tables`: the sha256 of each `<table>.parquet` the store wrote (None: they are written here)."""
+    `tables`: the sha256 of each `<table>.parquet` the store wrote (None: they are written here); `site`: the site's
+    rendering already started (`site_rendering.start_site`; None: it starts here, beside the faction documents)."""
     parquet = dict(tables) if tables is not None else write_parquet_tables(frames, release)  # keys what follows
     reuse = TableReuse.of(cache, parquet)
     documents = DocumentCache.of(cache)
@@ -137,9 +111,10 @@ def write_release(
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse, frames)
         feed = pool.submit(write_feed, frames, release, reuse)
         changes = pool.submit(change_summary, previous, frames, parquet, reuse)  # Polars joins against the previous
-        site_done = _site_beside(frames, release, version, tables is not None)
-        write_faction_documents(frames, release, documents)
-        site = site_done()
+        with contextlib.ExitStack() as started:
+            rendering = site or started.enter_context(start_site(frames, release, version, tables is not None))
+            write_faction_documents(frames, release, documents)
+            rendered = rendering.report()
         known = {**{f"{table}.parquet": sha for table, sha in parquet.items()}, **feed.result(), **(hashed or {})}
         counts = {name: frame.height for name, frame in frames.items()}
         counts["damage_matrix"] = damage.cells
@@ -156,7 +131,7 @@ def write_release(
             release=release,
             publication=publication.as_dict(),
             changes=changes.result(),
-            site=site.as_dict(),
+            site=rendered.as_dict(),
             known_hashes={**known, **{f"feed/{entry['path']}": entry["sha256"] for entry in index["files"]}},
             table_hashes=table_hashes.result(),
         )
