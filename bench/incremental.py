@@ -47,6 +47,7 @@ def _summary(run: dict[str, Any], result: Any) -> dict[str, Any]:
         "total_s": run["total_s"],
         "total_cpu_s": run["total_cpu_s"],
         "peak_rss_mb": run["peak_rss_mb"],
+        "helpers_peak_rss_mb": run["helpers_peak_rss_mb"],
         "reused": run["reused"],
         "stages": {name: stage["s"] for name, stage in run["stages"].items()},
         "inputs_parsed": len(result.inputs_parsed),
@@ -61,13 +62,16 @@ def _summary(run: dict[str, Any], result: Any) -> dict[str, Any]:
 def one_run(out: Path, inputs: list[Path]) -> dict[str, Any]:
     """`run_pipeline` once, in this process, timed stage by stage."""
     from bench.pipeline_bench import StageClock, cpu_s, peak_rss_mb, unit_matchup_scenarios
+    from pipeline.helper_process import helpers_peak_rss_mb
     from pipeline.run import run_pipeline
 
     clock = StageClock()
     start, cpu = time.perf_counter(), cpu_s()
     result = run_pipeline(inputs, out, stage=clock, matchup_scenarios=unit_matchup_scenarios())
     run = {"total_s": round(time.perf_counter() - start, 2), "total_cpu_s": round(cpu_s() - cpu, 2)}
-    return _summary({**run, "peak_rss_mb": peak_rss_mb(), "reused": result.reused, "stages": clock.stages}, result)
+    helpers = helpers_peak_rss_mb()
+    summary = {**run, "peak_rss_mb": peak_rss_mb(), "helpers_peak_rss_mb": helpers, "reused": result.reused}
+    return _summary({**summary, "stages": clock.stages}, result)
 
 
 def _in_own_process(out: Path, inputs: list[Path]) -> dict[str, Any]:

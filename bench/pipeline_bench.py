@@ -80,6 +80,7 @@ def unit_matchup_scenarios() -> tuple[str, ...]:
 
 def run_once(inputs: list[Path], out: Path) -> dict[str, Any]:
     """One run into `out`: total seconds, per-stage figures, peak RSS, rows of the damage matrix."""
+    from pipeline.helper_process import helpers_peak_rss_mb
     from pipeline.run import run_pipeline
 
     clock = StageClock()
@@ -94,6 +95,7 @@ def run_once(inputs: list[Path], out: Path) -> dict[str, Any]:
         "stages": clock.stages,
         "peak_rss_mb": peak_rss_mb(),
         "peak_rss_children_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        "helpers_peak_rss_mb": helpers_peak_rss_mb(),
         "unit_matchup_scenarios": list(unit_matchup_scenarios()),
         "unit_matchups_rows": result.row_counts.get("unit_matchups", 0),
         "damage_matrix_rows": result.row_counts.get("damage_matrix", 0),

@@ -13,9 +13,11 @@ cannot start or dies, the work runs here as before, with a warning.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import stat
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,6 +87,15 @@ class HelperProcess:
 
     def alive(self) -> bool:
         return self._process.is_alive()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    def close(self) -> None:
+        """Close this end of the pipe: the helper's `recv` ends and it exits."""
+        self._conn.close()
+        self._process.join(timeout=10)
 
 
 def _serve(conn: Connection, role: str) -> None:
@@ -180,8 +191,45 @@ def start_helper(role: str = "gx") -> HelperProcess | None:
         return _helpers[role]
 
 
+def stop_helpers() -> None:
+    """End this process's helpers (a run too large for them: `config.HELPER_MAX_INPUT_BYTES`)."""
+    with _helper_lock:
+        stopping = list(_helpers.values())
+        _helpers.clear()
+    for helper in stopping:
+        helper.close()
+
+
+def inputs_bytes(paths: Iterable[Path]) -> int:
+    """The bytes of every regular file under `paths` (links not followed)."""
+    total = 0
+    for path in paths:
+        if path.is_file() and not path.is_symlink():
+            total += path.stat().st_size
+        for folder, _, files in os.walk(path) if path.is_dir() and not path.is_symlink() else ():
+            for name in files:
+                info = os.lstat(os.path.join(folder, name))
+                total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+    return total
+
+
 def running_helper(role: str = "gx") -> HelperProcess | None:
     """The helper of `role` if one was started and still runs."""
     with _helper_lock:
         found = _helpers.get(role)
         return found if found is not None and found.alive() else None
+
+
+def helpers_peak_rss_mb() -> float:
+    """The running helpers' peak RSS, summed (Linux `VmHWM`; 0 where /proc has none): a run's memory is its
+    own and its helpers' (benchmarks report both)."""
+    with _helper_lock:
+        pids = [h.pid for h in _helpers.values() if h.alive()]
+    total_kib = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total_kib += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), 0)
+    return round(total_kib / 1024, 1)

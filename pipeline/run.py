@@ -25,7 +25,7 @@ from pipeline.damage.unit_results import UNIT_GRID_KIND
 from pipeline.dataset import Dataset
 from pipeline.dedupe.stage import dedupe_stage
 from pipeline.findings.stage import findings_frame
-from pipeline.helper_process import start_helper
+from pipeline.helper_process import inputs_bytes, start_helper, stop_helpers
 from pipeline.loadouts.stage import loadouts_stage
 from pipeline.matchups.incremental import MATCHUPS_KIND, VS_REFERENCE_KIND
 from pipeline.matchups.loadout_stage import unit_loadouts_stage
@@ -124,14 +124,18 @@ def _run(
     executor: Executor | None = None,
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
-    gx = start_helper("gx")  # GX imports there while this process parses (docs/scaling.md#the-helper-process)
+    helpers = inputs_bytes(inputs) <= config.HELPER_MAX_INPUT_BYTES  # docs/scaling.md#the-helper-process
+    gx = start_helper("gx") if helpers else None  # GX imports there while this process parses
+    if not helpers:
+        stop_helpers()  # an earlier run's (a long-lived process): this run keeps its work here
     caches = DamageCaches(
         PartCache(cache, MATRIX_KIND), PartCache(cache, UNIT_GRID_KIND), PartCache(cache, REFERENCE_KIND)
     )
     before = output.path / output.latest.name if output.latest is not None else None
     frames, started, reports, parsed = _compute(inputs, stage, cache, caches, _placed_later(cache, before))
     release_free_heap()  # the records are gone: their pages go back while the damage blocks are being built
-    start_helper("site")  # it imports while the damage stage ends; it renders once the store wrote the tables
+    if helpers:
+        start_helper("site")  # it imports while the damage stage ends; it renders once the store wrote the tables
     version = version_id(frames["sources"]["sha256"].to_list(), __version__)
     publication = output.publication(version)
     previous = PreviousRelease.of(output.path, publication.previous)

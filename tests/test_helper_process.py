@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.helper_process import ReleaseFrames, start_helper
+from pipeline.helper_process import ReleaseFrames, inputs_bytes, running_helper, start_helper
 from pipeline.publish.site.build import write_site
 from pipeline.store.parquet import write_parquet_tables
 from tests.seed_frames import seed_stages
@@ -81,3 +81,27 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+def test_inputs_bytes_counts_regular_files_only(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"x" * 10)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_bytes(b"y" * 5)
+    (tmp_path / "link.txt").symlink_to(tmp_path / "a.txt")
+    assert inputs_bytes([tmp_path, tmp_path / "a.txt"]) == 10 + 5 + 10
+
+
+def test_a_run_over_the_input_limit_keeps_its_work_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seed pages (a few KB) over a limit of 0 bytes: no helper runs (an earlier run's are stopped), and the
+    release is the one a run with helpers publishes (the site, the quality report)."""
+    from pipeline import config
+    from pipeline.run import run_pipeline
+
+    monkeypatch.setenv("DATASLATE_CACHE", "off")
+    with_helpers = run_pipeline([config.RAW_PAGES_DIR], tmp_path / "with")
+    assert running_helper("gx") is not None and running_helper("site") is not None
+    monkeypatch.setattr(config, "HELPER_MAX_INPUT_BYTES", 0)
+    alone = run_pipeline([config.RAW_PAGES_DIR], tmp_path / "alone")
+    assert running_helper("gx") is None and running_helper("site") is None
+    for part in ("site", "quality"):
+        assert _files(alone.release / part) == _files(with_helpers.release / part)
