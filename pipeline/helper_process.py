@@ -1,20 +1,25 @@
-"""A process of its own for the run's Python work that needs none of this process's objects: GX validation
+"""Processes of their own for the run's Python work that needs none of this process's objects: GX validation
 (quality) and the explorer site (publish) (docs/scaling.md#the-helper-process).
 
 Why: this process's stages are Python, and only one thread runs Python at a time. Importing GX (≈ 1 s) held
 the GIL beside the damage, matchups and store stages; rendering the site (≈ 1.5 s) came after the faction
-documents on the same thread. The helper imports GX while this process parses, on the core the parse leaves
-idle, and renders the site from the release's Parquet files while this process writes the faction documents.
-Spawned, not forked: nothing of this process's threads, locks or libraries' pools is copied. It holds only its
-end of one pipe, so it ends when this process does, however this one ends (`runtime.exit_now` included). If it
-cannot start or dies, the work runs here as before, with a warning.
+documents on the same thread. GX's helper imports GX while this process parses; the site's renders the site
+from the release's Parquet files while this process runs the gates and writes the faction documents.
+A new interpreter, not a fork: nothing of this process's threads, locks or libraries' pools is copied, and
+nothing of its main script runs there. It holds only its end of one socket, so it ends when this process does,
+however this one ends (`runtime.exit_now` included). If it cannot start or dies, the work runs here as before,
+with a warning.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import json
 import os
+import socket
 import stat
+import subprocess
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -41,16 +46,27 @@ ROLES = ("gx", "site")
 BUSY_TIMEOUT_S = 600.0
 
 
+#: The helper's program: this process's `sys.path`, then `serve` on the socket it is handed. Not
+#: multiprocessing's `spawn`, which runs the parent's main script again in the child (as `__mp_main__`): a
+#: script calling `run_pipeline` without an `if __name__ == "__main__":` guard ran its top level in each helper.
+_BOOT = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from pipeline.helper_process import serve; serve()"
+
+
 class HelperProcess:
-    """One spawned process; each call sends a request and waits for its reply (one at a time)."""
+    """One started interpreter; each call sends a request and waits for its reply (one at a time)."""
 
     def __init__(self, role: str = "gx") -> None:
-        context = multiprocessing.get_context("spawn")
-        self._conn, theirs = context.Pipe()
-        self._process = context.Process(target=_serve, args=(theirs, role), name=f"dataslate-{role}", daemon=True)
-        self._process.start()
-        theirs.close()  # only the child holds its end: its `recv` ends when this process does
+        ours, theirs = socket.socketpair()
+        command = [sys.executable, "-c", _BOOT, json.dumps(sys.path), str(theirs.fileno()), role]
+        try:
+            self._process = subprocess.Popen(
+                command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+            )
+        finally:
+            theirs.close()  # only the child holds its end: its `recv` ends when this process does
+        self._conn = Connection(ours.detach())
         self._lock = threading.Lock()
+        self.role = role
 
     def validate(self, suite: SuiteSpec, batch: Any, key: tuple[str, ...]) -> list[ExpectationOutcome]:
         """`GxRunner.validate` there. `batch`: a `pyarrow.Table` (converted there as `arrow_as_pandas` does, so
@@ -67,7 +83,7 @@ class HelperProcess:
         """Send `request` now; the returned call waits for its reply (call it once). `OSError` if the helper is
         still busy with an earlier request after `BUSY_TIMEOUT_S`."""
         if not self._lock.acquire(timeout=BUSY_TIMEOUT_S):
-            raise OSError(f"the {self._process.name} process is still busy")
+            raise OSError(f"the {self.role} helper is still busy")
         try:
             self._conn.send(request)
         except BaseException:
@@ -86,7 +102,7 @@ class HelperProcess:
         return reply
 
     def alive(self) -> bool:
-        return self._process.is_alive()
+        return self._process.poll() is None
 
     @property
     def pid(self) -> int | None:
@@ -95,15 +111,18 @@ class HelperProcess:
     def close(self) -> None:
         """Close this end of the pipe: the helper's `recv` ends and it exits."""
         self._conn.close()
-        self._process.join(timeout=10)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=10)
+
+
+def serve() -> None:
+    """The helper's main (`_BOOT`): argv holds the socket's descriptor and the role."""
+    _serve(Connection(int(sys.argv[2])), sys.argv[3])
 
 
 def _serve(conn: Connection, role: str) -> None:
     """The process: what its role needs imported (and GX set up) once, then one reply per request until its
-    parent ends. The start method goes back to `fork` first: a spawned process inherits `spawn`, under which the
-    multiprocessing locks GX's libraries make (tqdm's) are named semaphores left to the resource tracker, which
-    reported them leaked."""
-    multiprocessing.set_start_method("fork", force=True)
+    parent ends."""
     runner, failure = _gx_runner() if role == "gx" else (None, None)
     if role == "site":
         import pipeline.publish.site.build  # noqa: F401 (Polars, Jinja2 and the templates' code, ahead)

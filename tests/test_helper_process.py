@@ -59,7 +59,7 @@ import os, sys
 sys.path.insert(0, {root!r})
 from pipeline.helper_process import start_helper
 helper = start_helper()
-print(helper._process.pid, flush=True)
+print(helper.pid, flush=True)
 os._exit(0)
 """
 
@@ -81,6 +81,27 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+UNGUARDED = """
+import sys
+sys.path.insert(0, {root!r})
+print("top level", flush=True)
+from pipeline import config
+from pipeline.run import run_pipeline
+run_pipeline([config.RAW_PAGES_DIR], __import__("pathlib").Path({out!r}))
+"""
+
+
+def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
+    """The helpers are new interpreters running the helper's own code: the calling script's top level is not
+    run again in them (multiprocessing's `spawn` ran it in each, as `__mp_main__`)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    script = tmp_path / "script.py"
+    script.write_text(UNGUARDED.format(root=root, out=str(tmp_path / "out")))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert done.stdout.count("top level") == 1
+    assert "Traceback" not in done.stderr
 
 
 def test_inputs_bytes_counts_regular_files_only(tmp_path: Path) -> None:
