@@ -109,7 +109,7 @@ class HelperProcess:
         return self._process.pid
 
     def close(self) -> None:
-        """Close this end of the pipe: the helper's `recv` ends and it exits."""
+        """Close this end of the socket: the helper's `recv` ends and it exits."""
         self._conn.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=10)
@@ -134,7 +134,15 @@ def _serve(conn: Connection, role: str) -> None:
         try:
             conn.send((True, _answer(request, runner, failure)))
         except Exception as exc:
-            conn.send((False, exc))
+            _send_error(conn, exc)
+
+
+def _send_error(conn: Connection, exc: Exception) -> None:
+    """`exc` back to the run, raised there; as a `RuntimeError` with its text if it cannot be pickled."""
+    try:
+        conn.send((False, exc))
+    except Exception:
+        conn.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
 def _gx_runner() -> tuple[Any, Exception | None]:
@@ -197,6 +205,8 @@ _helper_lock = threading.Lock()
 
 def start_helper(role: str = "gx") -> HelperProcess | None:
     """This process's helper of `role` (`ROLES`), started now if none runs (None: it cannot start; warned)."""
+    if role not in ROLES:
+        raise ValueError(f"unknown helper role {role!r} (one of {', '.join(ROLES)})")
     with _helper_lock:
         found = _helpers.get(role)
         if found is not None and found.alive():

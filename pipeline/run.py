@@ -124,10 +124,8 @@ def _run(
     executor: Executor | None = None,
 ) -> RunResult:
     arrow_system_allocator()  # for the whole run (docs/units.md#summaries-read-the-views-tables-issue-13)
-    helpers = inputs_bytes(inputs) <= config.HELPER_MAX_INPUT_BYTES  # docs/scaling.md#the-helper-process
+    helpers = _helpers_for(inputs)
     gx = start_helper("gx") if helpers else None  # GX imports there while this process parses
-    if not helpers:
-        stop_helpers()  # an earlier run's (a long-lived process): this run keeps its work here
     caches = DamageCaches(
         PartCache(cache, MATRIX_KIND), PartCache(cache, UNIT_GRID_KIND), PartCache(cache, REFERENCE_KIND)
     )
@@ -216,15 +214,26 @@ def _run(
     )
 
 
-#: Cache kinds whose files a run that changed little places, in the order it reaches them (`cache/hashed.py`).
-AHEAD_KINDS = (UNIT_GRID_KIND, REFERENCE_KIND, VS_REFERENCE_KIND, MATCHUPS_KIND, MATRIX_KIND, DOCUMENTS_KIND, FEED_KIND)
+def _helpers_for(inputs: list[Path]) -> bool:
+    """Whether this run's inputs are small enough for helper processes (docs/scaling.md#the-helper-process);
+    if not, an earlier run's helpers (a long-lived process) are stopped and this run keeps their work."""
+    helpers = inputs_bytes(inputs) <= config.HELPER_MAX_INPUT_BYTES
+    if not helpers:
+        stop_helpers()
+    return helpers
+
+
+#: Cache kinds whose files a run that changed little places, in the order it reaches them (`cache/hashed.py`):
+#: before and in the store (the previous DuckDB file goes between), then in publishing.
+AHEAD_UP_TO_STORE = (UNIT_GRID_KIND, REFERENCE_KIND, VS_REFERENCE_KIND, MATCHUPS_KIND, MATRIX_KIND)
+AHEAD_IN_PUBLISH = (DOCUMENTS_KIND, FEED_KIND)
 
 
 def _placed_later(cache: Path | None, latest: Path | None) -> list[Path]:
-    """The cached files the run is likely to check before placing them, then the previous DuckDB file (which
-    the store patches when it can)."""
+    """The cached files the run is likely to check before placing them, with the previous DuckDB file (which
+    the store patches when it can) after those the store places."""
     previous = [latest / config.DUCKDB_FILENAME] if latest is not None else []
-    return [*part_files(cache, AHEAD_KINDS[:5]), *previous, *part_files(cache, AHEAD_KINDS[5:])]
+    return [*part_files(cache, AHEAD_UP_TO_STORE), *previous, *part_files(cache, AHEAD_IN_PUBLISH)]
 
 
 def _counts(cache: PartCache | None) -> tuple[int, int]:

@@ -126,3 +126,26 @@ def test_a_run_over_the_input_limit_keeps_its_work_here(tmp_path: Path, monkeypa
     assert running_helper("gx") is None and running_helper("site") is None
     for part in ("site", "quality"):
         assert _files(alone.release / part) == _files(with_helpers.release / part)
+
+
+class _Unpicklable(Exception):
+    def __init__(self) -> None:
+        super().__init__("holds a lambda")
+        self.hook = lambda: None
+
+
+def test_an_error_that_cannot_be_pickled_comes_back_as_its_text() -> None:
+    from multiprocessing import Pipe
+
+    from pipeline.helper_process import _send_error
+
+    ours, theirs = Pipe()
+    _send_error(theirs, _Unpicklable())
+    ok, error = ours.recv()
+    assert not ok and isinstance(error, RuntimeError)
+    assert str(error) == "_Unpicklable: holds a lambda"
+
+
+def test_an_unknown_role_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown helper role 'dask'"):
+        start_helper("dask")

@@ -67,6 +67,6 @@ def hash_ahead(paths: Iterable[Path]) -> threading.Thread:
 
 
 def forget_hashes() -> None:
-    """Drop what this process remembers (a long-lived process between runs)."""
+    """Drop what this process remembers (the tests start each from nothing)."""
     with _lock:
         _known.clear()

@@ -15,7 +15,7 @@ from polars.datatypes import DataTypeClass
 from pipeline.frame_types import table_schema
 from pipeline.quality.pandas_frames import arrow_as_pandas, as_pandas
 from pipeline.quality.suites import SuiteSpec
-from pipeline.store.ddl import MODEL_BY_TABLE
+from pipeline.store.ddl import MODEL_BY_TABLE, quoted
 
 TableStatus = Literal["ok", "empty", "absent"]
 
@@ -100,7 +100,7 @@ def batch_query(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[s
     derived = "".join(f', ({expr}) AS "{name}"' for name, expr in suite.derived_columns.items())
     model = MODEL_BY_TABLE.get(suite.table)
     key = model.KEY if model else ()
-    relation = f'{_stand_ins(present)}SELECT t.*{derived} FROM "{suite.table}" AS t'
+    relation = f"{_stand_ins(present)}SELECT t.*{derived} FROM {quoted(suite.table)} AS t"
     probe = con.sql(f"{relation} LIMIT 0")
     projection = ", ".join(_projected(c, suite, key) for c in probe.columns)
     order = _order_columns(probe, key)
@@ -161,5 +161,5 @@ def fetch_rows(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[st
 def _count(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> tuple[int, TableStatus]:
     if suite.table not in present:
         return 0, "absent"
-    count = int(con.execute(f'SELECT count(*) FROM "{suite.table}"').fetchall()[0][0])
+    count = int(con.execute(f"SELECT count(*) FROM {quoted(suite.table)}").fetchall()[0][0])
     return count, "ok" if count else "empty"
