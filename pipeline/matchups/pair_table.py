@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from pipeline.matchups.sides import UnitOption
 from pipeline.units.model import Phase
@@ -38,6 +42,13 @@ SCHEMA = pa.schema(
     ]
 )
 DIST_FIELD = pa.field("slain_dist", pa.list_(pa.float64()))
+
+#: The text columns (few distinct ids) and every column but the measures: those dictionary-encoded in files.
+TEXT_COLUMNS = [f.name for f in SCHEMA if pa.types.is_string(f.type)]
+KEYS = [f.name for f in SCHEMA if not pa.types.is_floating(f.type)]
+
+#: A basis's columns of each row's attacker and target option (`points_basis`).
+BASIS_SIDES = ("attacker", "target")
 
 Rows = npt.NDArray[np.int64]
 
@@ -120,22 +131,65 @@ def points_arrays(
 
 
 def points_basis(
-    parts: Sequence[PhaseRows], targets: Sequence[UnitOption], by_group: Sequence[npt.NDArray[np.float64]]
+    parts: Sequence[PhaseRows],
+    targets: Sequence[UnitOption],
+    by_group: Sequence[npt.NDArray[np.float64]],
+    sides: tuple[Rows, Rows],
 ) -> pa.Table:
     """Per row of `phases_table(parts, targets, ...)`, the expected models slain of each model group of the
     target (`g0`, `g1`, ... up to the most groups a row's target has; a group beyond a row's own costs nothing,
     so it adds nothing): with the options' costs they give the points columns again (`matchups/recost.py`), so
     a file whose pairs changed in cost only is not computed again. `by_group`: per part, its result's
-    `job_slain_by_group` transposed (`slain_by_group_rows`), shared by every file of a call."""
+    `job_slain_by_group` transposed (`slain_by_group_rows`), shared by every file of a call. `sides`: each
+    row's attacker and target as indices into the options the basis key lists (`BASIS_SIDES` columns), so
+    re-costing looks no id up."""
     groups = np.array([len(o.target.all_groups) if o.target else 0 for o in targets], dtype=np.int64)
     width = max([int(groups[p.result.pairs[p.rows, 1]].max(initial=0)) for p in parts] or [0])
     jobs = [p.result.job[p.rows] for p in parts]
     columns = [
         pa.array(np.concatenate([g_rows[g][j] if g < len(g_rows) else np.zeros(len(j)) for g_rows, j in
-                                 zip(by_group, jobs, strict=True)]))
+                                 zip(by_group, jobs, strict=True)]), type=pa.float64())
         for g in range(width)
     ]  # fmt: skip
-    return pa.Table.from_arrays(columns, names=[f"g{g}" for g in range(width)])
+    columns += [pa.array(index, type=pa.int32()) for index in sides]
+    return pa.Table.from_arrays(columns, names=[*(f"g{g}" for g in range(width)), *BASIS_SIDES])
+
+
+def basis_groups(basis: pa.Table) -> list[npt.NDArray[np.float64]]:
+    """A basis's expected slain per group (`g0`, `g1`, ...), in group order."""
+    return [basis[name].to_numpy() for name in basis.column_names if name not in BASIS_SIDES]
+
+
+def write_file(table: pa.Table, where: str | pa.NativeFile | BinaryIO) -> None:
+    """One `unit_matchups` file, as every path (computed or re-costed) writes it: its text columns dictionary
+    encoded in order of first appearance (a re-costed file reads them back so, `read_file`, and writes the same
+    bytes without hashing a string again), no dictionary tried on the measures (distinct doubles: slower to
+    write and to read, and larger)."""
+    pq.write_table(dictionary_encoded(table), where, compression="zstd", store_schema=False, use_dictionary=KEYS)
+
+
+def read_file(path: str | Path) -> pa.Table:
+    """A `unit_matchups` file as `write_file` writes it again byte for byte (text columns as dictionaries)."""
+    return pq.read_table(path, read_dictionary=TEXT_COLUMNS)
+
+
+def dictionary_encoded(table: pa.Table) -> pa.Table:
+    """`table` with its text columns as dictionaries in order of first appearance, one per column (as read back
+    from such a file: its batches share the file's dictionary)."""
+    for name in TEXT_COLUMNS:
+        index = table.schema.get_field_index(name)
+        column = table.column(index)
+        if not _one_dictionary(column):
+            column = pc.dictionary_encode(column.cast(pa.string()).combine_chunks())
+        table = table.set_column(index, pa.field(name, column.type), column)
+    return table
+
+
+def _one_dictionary(column: pa.ChunkedArray) -> bool:
+    if not pa.types.is_dictionary(column.type) or column.num_chunks == 0:
+        return False
+    first = column.chunk(0).dictionary
+    return all(chunk.dictionary.equals(first) for chunk in column.chunks[1:])
 
 
 def slain_by_group_rows(result: Matchups) -> npt.NDArray[np.float64]:

@@ -25,7 +25,14 @@ import pyarrow.parquet as pq
 
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.parts import PartCache
-from pipeline.matchups.pair_table import PhaseRows, phases_table, points_basis, slain_by_group_rows
+from pipeline.matchups.pair_table import (
+    PhaseRows,
+    phases_table,
+    points_basis,
+    read_file,
+    slain_by_group_rows,
+    write_file,
+)
 from pipeline.matchups.recost import BasisMismatch, recost
 from pipeline.matchups.sides import UnitOption
 from pipeline.runtime import arrow_system_allocator
@@ -205,24 +212,28 @@ def computed_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, Comput
     call = inputs.call_targets(key)
     targets = [inputs.targets[i] for i in call.tolist()]
     engine = _engine(key.scenario, inputs.workers)
-    phases, rows_target = [], []
+    phases, rows_target, rows_attacker = [], [], []
     for phase in Phase:
-        armed = [o for o in attackers if phase in o.sides]
+        armed = [i for i, o in enumerate(attackers) if phase in o.sides]
         if not armed or not targets:
             continue
-        sides = [o.sides[phase] for o in armed]
+        sides = [attackers[i].sides[phase] for i in armed]
         defences = [t.target for t in targets if t.target is not None]
         result = compute_matchups(
             sides, defences, engine=engine, distributions=inputs.keep_distribution, operators=False
         )
-        phases.append(PhaseRows(phase, result, armed, np.arange(len(result.pairs), dtype=np.int64)))  # narrowed below
+        every = np.arange(len(result.pairs), dtype=np.int64)  # narrowed below
+        phases.append(PhaseRows(phase, result, [attackers[i] for i in armed], every))
         rows_target.append(call[result.pairs[:, 1]])
+        rows_attacker.append(np.asarray(armed, dtype=np.int64)[result.pairs[:, 0]])
     by_group = [slain_by_group_rows(p.result) for p in phases] if key.basis_keys else []
     faction = inputs.target_faction_index[np.concatenate(rows_target)] if rows_target else np.zeros(0, np.int64)
     order = np.argsort(faction, kind="stable")  # a faction's rows stay ascending: shooting, then fight
     bounds = np.searchsorted(faction[order], np.arange(len(inputs.target_factions) + 1))
     starts = np.cumsum([0, *(len(p.result.pairs) for p in phases)])
     wanted = inputs.target_factions if key.target_factions is None else key.target_factions
+    row_attacker = np.concatenate(rows_attacker) if rows_attacker else np.zeros(0, np.int64)
+    row_target = np.concatenate(rows_target) if rows_target else np.zeros(0, np.int64)
     parts = {}
     for name in wanted:
         f = inputs.target_factions.index(name)
@@ -230,7 +241,11 @@ def computed_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, Comput
         cuts = np.searchsorted(rows, starts)
         taken = [replace(p, rows=rows[cuts[i] : cuts[i + 1]] - starts[i]) for i, p in enumerate(phases)]
         table = phases_table(taken, targets, inputs.keep_distribution)
-        parts[name] = ComputedPart(table, points_basis(taken, targets, by_group) if key.basis_keys else None)
+        basis = None
+        if key.basis_keys:  # each row's options as the basis key lists them: the chunk's, the faction's targets
+            options = (row_attacker[rows], np.searchsorted(inputs.faction_targets(name), row_target[rows]))
+            basis = points_basis(taken, targets, by_group, options)
+        parts[name] = ComputedPart(table, basis)
     return parts
 
 
@@ -289,15 +304,17 @@ def write_table(
 
 
 def write_part_file(table: pa.Table, path: Path) -> None:
-    """One `unit_matchups` file, as every path (computed or re-costed) writes it."""
+    """One `unit_matchups` file, as every path (computed or re-costed) writes it (`pair_table.write_file`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", store_schema=False)
+    write_file(table, str(path))
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
-    """A table the cache alone keeps (a basis, a `unit_vs_reference` piece) as Parquet bytes."""
+    """A table the cache alone keeps (a basis, a `unit_vs_reference` piece) as Parquet bytes (no dictionary
+    tried on doubles)."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
+    keys = [f.name for f in table.schema if not pa.types.is_floating(f.type)]
+    pq.write_table(table, sink, compression="zstd", use_dictionary=keys)
     return bytes(sink.getvalue().to_pybytes())
 
 
@@ -427,7 +444,7 @@ def recost_file(
         return None
     targets = [inputs.targets[i] for i in inputs.faction_targets(faction).tolist()]
     try:
-        table = recost(pq.read_table(previous[0]), pq.read_table(basis[0]), inputs.chunk_attackers(chunk), targets)
+        table = recost(read_file(previous[0]), pq.read_table(basis[0]), inputs.chunk_attackers(chunk), targets)
     except (BasisMismatch, pa.ArrowException, OSError) as exc:
         warnings.warn(f"cache basis ignored, recomputing: {basis[0]}: {exc}", CacheWarning, stacklevel=2)
         return None

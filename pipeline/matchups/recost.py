@@ -1,8 +1,8 @@
 """A `unit_matchups` file whose pairs changed in cost alone, made again from its cached basis: the last file of
-the same basis key (every column but the points ones is the same) and the expected models slain per model
-group of each row's target (`pair_table.points_basis`), with the options' current costs, through the engine's
-own formula (`units.results.points_destroyed`), so the bytes are those a computation would write
-(docs/units.md#incremental-files-and-pieces-cached-by-content).
+the same basis key (every column but the points ones is the same) and, per row, its options and the expected
+models slain per model group of its target (`pair_table.points_basis`), with the options' current costs,
+through the engine's own formula (`units.results.points_destroyed`), so the bytes are those a computation
+would write (docs/units.md#incremental-files-and-pieces-cached-by-content).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.matchups.pair_table import points_arrays
+from pipeline.matchups.pair_table import BASIS_SIDES, basis_groups, points_arrays
 from pipeline.matchups.sides import UnitOption
 from pipeline.units.model import Phase
 from pipeline.units.results import per_100_points, points_destroyed
@@ -32,14 +32,16 @@ def recost(
     """`table` (a file of `attackers` against `targets`) with its points columns from these options' costs."""
     if basis.num_rows != table.num_rows:
         raise BasisMismatch(f"{basis.num_rows} basis rows for {table.num_rows} rows")
-    a = _row_index(table, "attacker", attackers)
-    t = _row_index(table, "target", targets)
+    if not set(BASIS_SIDES) <= set(basis.column_names):
+        raise BasisMismatch(f"a basis without the columns {BASIS_SIDES}")
+    a = _checked_index(table, basis, "attacker", attackers)
+    t = _checked_index(table, basis, "target", targets)
     shooting = pc.equal(table["phase"], Phase.SHOOTING.value).to_numpy(zero_copy_only=False)
     side_cost = {p: np.array([o.sides[p].points if p in o.sides else np.nan for o in attackers]) for p in Phase}
     attacker_cost = np.where(shooting, side_cost[Phase.SHOOTING][a], side_cost[Phase.FIGHT][a])
-    costs = _group_costs(targets, basis.num_columns)
-    slain = [basis.column(g).to_numpy() for g in range(basis.num_columns)]
-    points = points_destroyed(slain, [costs[:, g][t] for g in range(basis.num_columns)], table.num_rows)
+    slain = basis_groups(basis)
+    costs = _group_costs(targets, len(slain))
+    points = points_destroyed(slain, [costs[:, g][t] for g in range(len(slain))], table.num_rows)
     has_cost = np.array([o.cost > 0 for o in targets], dtype=bool)[t]
     arrays = points_arrays(points, per_100_points(points, attacker_cost), has_cost)
     for name, array in zip(POINTS_COLUMNS, arrays, strict=True):
@@ -48,19 +50,21 @@ def recost(
     return table
 
 
-def _row_index(table: pa.Table, side: str, options: Sequence[UnitOption]) -> npt.NDArray[np.int64]:
-    """Each row's option on one side, by (unit id, models): unique per option (`unit_points`' key). Looked up
-    once per distinct pair (the ids dictionary-encoded, no text per row)."""
-    ids = pc.dictionary_encode(table[f"{side}_unit_id"]).combine_chunks()
-    models = table[f"{side}_models"].to_numpy()
-    names, width = ids.dictionary.to_pylist(), int(models.max(initial=0)) + 1
-    codes = ids.indices.to_numpy(zero_copy_only=False).astype(np.int64) * width + models
-    distinct, inverse = np.unique(codes, return_inverse=True)
-    wanted = {(o.unit_id, o.models): i for i, o in enumerate(options)}
-    found = [wanted.get((names[int(c) // width], int(c) % width), -1) for c in distinct.tolist()]
-    if -1 in found:
+def _checked_index(table: pa.Table, basis: pa.Table, side: str, options: Sequence[UnitOption]) -> npt.NDArray[np.int64]:
+    """Each row's option on one side, as the basis lists it, checked against every row's id and models (one
+    gather each: the ids compared as dictionary codes, no text per row)."""
+    index: npt.NDArray[np.int64] = basis[side].to_numpy().astype(np.int64)
+    if index.size and (index.min() < 0 or index.max() >= len(options)):
         raise BasisMismatch(f"a row's {side} is not one of the file's options")
-    index: npt.NDArray[np.int64] = np.asarray(found, dtype=np.int64)[inverse]
+    ids = table[f"{side}_unit_id"].combine_chunks()
+    if not pa.types.is_dictionary(ids.type):
+        ids = pc.dictionary_encode(ids)
+    code = {name: i for i, name in enumerate(ids.dictionary.to_pylist())}
+    codes = np.array([code.get(o.unit_id, -1) for o in options], dtype=np.int64)
+    models = np.array([o.models for o in options], dtype=np.int64)
+    same_ids = np.array_equal(codes[index], ids.indices.to_numpy(zero_copy_only=False))
+    if not (same_ids and np.array_equal(models[index], table[f"{side}_models"].to_numpy())):
+        raise BasisMismatch(f"a row's {side} is not one of the file's options")
     return index
 
 

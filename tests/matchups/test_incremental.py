@@ -20,6 +20,7 @@ from pipeline.cache.parts import PartCache
 from pipeline.damage.reference import reference_targets_frame
 from pipeline.matchups import incremental, partition
 from pipeline.matchups.incremental import MATCHUPS_KIND, VS_REFERENCE_KIND, MatchupPartKeys, vs_reference_keys
+from pipeline.matchups.pair_table import write_file
 from pipeline.matchups.partition import MatchupInputs, compute_matchup_parts, write_partitions
 from pipeline.matchups.reference import _phase_table, reference_units, unit_vs_reference
 from pipeline.matchups.sides import UnitOption, attached
@@ -79,8 +80,9 @@ def _digests(folder: Path) -> dict[str, str]:
 
 
 def _bytes(table: pa.Table) -> bytes:
+    """The bytes of `table` as a `unit_matchups` file."""
     sink = io.BytesIO()
-    pq.write_table(table, sink, compression="zstd", store_schema=False)
+    write_file(table, sink)
     return sink.getvalue()
 
 
