@@ -12,6 +12,7 @@ the cache and a key computes only its missing target factions (`PartitionKey.tar
 from __future__ import annotations
 
 import warnings
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -48,6 +49,27 @@ NO_TARGETS = "no-targets"
 #: targets cross a multiple of 2^(bits - 5) (256 at the corpora's 4,742), so adding a unit rarely moves
 #: every chunk boundary.
 TARGET_BITS = 5
+
+
+#: Targets of one faction beyond which its files are split into target groups (`target_groups`).
+GROUP_TARGETS = 400
+
+
+def target_groups(targets: Sequence[UnitOption]) -> list[str]:
+    """Per target, the target faction its files are named by: its faction's slug or, in a faction of more than
+    `GROUP_TARGETS` targets, `<slug>.<k>` for one of a power of two of groups, k from the crc32 of its
+    bodyguard's unit id (the option's own for an unattached unit): an option and every Leader attached to the
+    same unit share a group, and no target moves when another is added (unless the count of groups grows).
+    A change of one unit's points then rewrites that group's files, not the faction's
+    (docs/units.md#partitions)."""
+    counts = Counter(o.faction_slug for o in targets)
+    groups = {f: 1 if n <= GROUP_TARGETS else 1 << ((n - 1) // GROUP_TARGETS).bit_length() for f, n in counts.items()}
+    named = []
+    for option in targets:
+        slug, count = option.faction_slug, groups[option.faction_slug]
+        body = option.unit_id.rsplit("+", 1)[-1]
+        named.append(slug if count == 1 else f"{slug}.{zlib.crc32(body.encode()) % count}")
+    return named
 
 
 @dataclass(frozen=True)
@@ -134,15 +156,20 @@ class MatchupInputs:
 
     @cached_property
     def target_factions(self) -> tuple[str, ...]:
-        """Every target faction (slugs, sorted): one file per chunk and target faction. With no target at all,
-        `NO_TARGETS` alone, so that each chunk still writes its (empty) file and the table exists."""
-        return tuple(sorted({o.faction_slug for o in self.targets})) or (NO_TARGETS,)
+        """Every target faction (slugs, sorted), a faction of more than `GROUP_TARGETS` targets as its target
+        groups (`target_groups`): one file per chunk and target faction. With no target at all, `NO_TARGETS`
+        alone, so that each chunk still writes its (empty) file and the table exists."""
+        return tuple(sorted(set(self._target_faction_of))) or (NO_TARGETS,)
+
+    @cached_property
+    def _target_faction_of(self) -> list[str]:
+        return target_groups(self.targets)
 
     @cached_property
     def target_faction_index(self) -> np.ndarray:
-        """Per target, the index of its faction in `target_factions`."""
+        """Per target, the index of its faction (or target group) in `target_factions`."""
         index = {f: i for i, f in enumerate(self.target_factions)}
-        return np.array([index[o.faction_slug] for o in self.targets], dtype=np.int64)
+        return np.array([index[f] for f in self._target_faction_of], dtype=np.int64)
 
     def faction_targets(self, faction: str) -> np.ndarray:
         """Indices of one faction's targets, in target order."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -429,3 +430,68 @@ def test_a_cached_file_that_changed_is_recomputed(options: list[UnitOption], tmp
     assert sum(not w.reused for w in again) == 1
     write_partitions(inputs, keys, tmp_path / "fresh")
     assert _digests(tmp_path / "again") == _digests(tmp_path / "fresh")
+
+
+def test_a_large_faction_is_split_into_stable_target_groups(
+    options: list[UnitOption], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond `GROUP_TARGETS` targets a faction's files are split by target group: a power of two of groups,
+    an attached option in its Bodyguard's group, and no target moved by adding another."""
+    targets = MatchupInputs(options).targets
+    counts = Counter(o.faction_slug for o in targets)
+    monkeypatch.setattr(partition, "GROUP_TARGETS", 40)
+    named = partition.target_groups(targets)
+    for faction, count in counts.items():
+        found = {n for n, o in zip(named, targets, strict=True) if o.faction_slug == faction}
+        if count <= 40:
+            assert found == {faction}
+        else:
+            groups = 1 << ((count - 1) // 40).bit_length()
+            assert found <= {f"{faction}.{k}" for k in range(groups)} and len(found) > 1, (faction, count)
+    own = dict(zip((o.unit_id for o in targets), named, strict=False))
+    attached_ = [(n, o.unit_id.rsplit("+", 1)[1]) for n, o in zip(named, targets, strict=True) if "+" in o.unit_id]
+    assert attached_ and all(n == own[body] for n, body in attached_)
+    extra = replace(targets[0], unit_id=targets[0].unit_id + "-copy")
+    assert partition.target_groups([*targets, extra])[:-1] == named
+
+
+def test_target_groups_hold_the_rows_of_the_faction_files(
+    options: list[UnitOption], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Split or not, the table holds the same rows; a points change of one unit leading none re-costs its chunks'
+    files and, of every other chunk, only its group's file (its attached options are in it), to the bytes of a
+    cold run."""
+    keys = MatchupInputs(options, max_pairs=MAX_PAIRS).keys(["default"])
+    write_partitions(MatchupInputs(options, max_pairs=MAX_PAIRS), keys, tmp_path / "whole")
+    monkeypatch.setattr(partition, "GROUP_TARGETS", 40)
+    inputs = MatchupInputs(options, max_pairs=MAX_PAIRS)
+    assert inputs.keys(["default"]) == keys and len(inputs.target_factions) > 3
+    folder = tmp_path / "cache"
+    caches = (PartCache(folder, MATCHUPS_KIND), PartCache(folder, incremental.BASIS_KIND))
+    first = write_partitions(inputs, keys, tmp_path / "split", None, *caches)
+    assert len(first) == len(keys) * len(inputs.target_factions)
+
+    def rows(name: str) -> pl.DataFrame:
+        table = pl.read_parquet(tmp_path / name / "unit_matchups" / "*" / "*" / "*.parquet", hive_partitioning=True)
+        return table.sort(table.columns)
+
+    assert rows("split").equals(rows("whole"))
+    leaders = {o.unit_id.split("+")[0] for o in inputs.targets if "+" in o.unit_id}
+    unit = next(
+        o
+        for o in inputs.targets
+        if "+" not in o.unit_id and o.unit_id not in leaders and o.sides and o.faction_slug == "world-eaters"
+    )
+    group = partition.target_groups(inputs.targets)[inputs.targets.index(unit)]
+    assert "." in group  # world-eaters is split at 40 targets
+    dearer = MatchupInputs(_costed(options, unit.unit_id, 5.0), max_pairs=MAX_PAIRS)
+    for cache in caches:
+        cache.prune()
+    caches = (PartCache(folder, MATCHUPS_KIND), PartCache(folder, incremental.BASIS_KIND))
+    warm = write_partitions(dearer, keys, tmp_path / "warm", None, *caches)
+    write_partitions(dearer, keys, tmp_path / "cold")
+    assert _digests(tmp_path / "warm") == _digests(tmp_path / "cold")
+    holding = [k for k in keys if any(unit.unit_id in o.unit_id.split("+") for o in dearer.chunk_attackers(k))]
+    expected = {k.path(f) for k in holding for f in inputs.target_factions} | {k.path(group) for k in keys}
+    assert {w.path for w in warm if w.recosted} == expected
+    assert all(w.reused for w in warm if w.path not in expected)
