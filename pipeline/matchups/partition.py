@@ -14,11 +14,11 @@ from __future__ import annotations
 import warnings
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -40,6 +40,9 @@ from pipeline.runtime import arrow_system_allocator
 from pipeline.units.engine import UnitEngine, compute_matchups
 from pipeline.units.model import Phase
 
+if TYPE_CHECKING:
+    from pipeline.matchups.incremental import PartContent
+
 K = TypeVar("K")
 V = TypeVar("V")
 TABLE = "unit_matchups"
@@ -50,6 +53,9 @@ NO_TARGETS = "no-targets"
 #: every chunk boundary.
 TARGET_BITS = 5
 
+
+#: Per chunk (`PartitionKey.chunk_key`), the content of each of its files by target faction.
+Contents = Mapping["PartitionKey", Mapping[str, "PartContent"]]
 
 #: Targets of one faction beyond which its files are split into target groups (`target_groups`).
 GROUP_TARGETS = 400
@@ -353,6 +359,7 @@ def write_partitions(
     cache: PartCache | None = None,
     bases: PartCache | None = None,
     plans: PartCache | None = None,
+    contents: Contents | None = None,
 ) -> list[WrittenPartition]:
     """Every file of `keys`' chunks: placed from `cache` when its content key has an entry, re-costed when its
     basis key has one in `bases` (`matchups/recost.py`), else computed and written (and kept in the caches);
@@ -360,9 +367,10 @@ def write_partitions(
     factions whose files are missing only (with the helpers their pairs need), the largest tasks first, the
     re-costing ones last. Tasks write their own files when the executor's workers share this file system
     (`local_files`): only counts travel back, so no result is held twice; otherwise the driver writes (and
-    re-costs). `plans`: the plan's `solved_on` results, kept for runs whose targets read the same."""
+    re-costs). `plans`: the plan's `solved_on` results, kept for runs whose targets read the same; `contents`:
+    the chunks' file contents when already known (`file_contents`)."""
     executor = executor or InProcessExecutor()
-    placed, tasks = plan_tasks(inputs, keys, release, cache, bases, plans)
+    placed, tasks = plan_tasks(inputs, keys, release, cache, bases, plans, contents)
     tasks = sorted(tasks, key=lambda k: (k.recost, -inputs.size(k)))  # the largest first: no long tail
     if getattr(executor, "local_files", False):
         done = executor.map(lambda k: write_parts(inputs, k, release, cache, bases), tasks)
@@ -385,20 +393,20 @@ def plan_tasks(
     cache: PartCache | None,
     bases: PartCache | None = None,
     plans: PartCache | None = None,
+    contents: Contents | None = None,
 ) -> tuple[list[WrittenPartition], list[PartitionKey]]:
     """The files the cache places into `release` now, and the tasks for the rest (each key narrowed to its
     missing target factions, with their helpers and keys): per chunk, one task re-costing the files whose basis
     the caches hold and one computing the others. Without a cache folder: every key, whole."""
     if cache is None or cache.folder is None or not keys:
         return [], [replace(k, target_factions=None, helpers=(), cache_keys=(), basis_keys=()) for k in keys]
-    from pipeline.matchups.incremental import MatchupPartKeys  # digests every target: not for no file at all
-
-    parts = MatchupPartKeys(inputs, plans)
+    if contents is None:
+        contents = file_contents(inputs, sorted({k.scenario for k in keys}), plans)
     placed: list[WrittenPartition] = []
     tasks: list[PartitionKey] = []
     for key in keys:
         chunk = key.chunk_key
-        content = parts.of(chunk)
+        content = contents[chunk]
         missing: dict[bool, list[str]] = {True: [], False: []}
         for faction in inputs.target_factions:
             found = cache.place(content[faction].key, release / chunk.path(faction))
@@ -417,6 +425,23 @@ def plan_tasks(
                 tasks.append(replace(chunk, target_factions=tuple(factions), helpers=tuple(helpers),
                                      cache_keys=cache_keys, basis_keys=basis_keys, recost=recosting))  # fmt: skip
     return placed, tasks
+
+
+def file_contents(inputs: MatchupInputs, scenarios: Sequence[str], plans: PartCache | None = None) -> Contents:
+    """Per chunk of `scenarios`, the content of each of its files (`incremental.MatchupPartKeys`): what the
+    cache is asked for. Reads no cache but `plans`, so a run makes it before the release folder exists."""
+    from pipeline.matchups.incremental import MatchupPartKeys  # digests every target: not for no file at all
+
+    parts = MatchupPartKeys(inputs, plans)
+    return {key.chunk_key: parts.of(key.chunk_key) for key in inputs.keys(scenarios)}
+
+
+def needs_computing(contents: Contents, cache: PartCache, bases: PartCache) -> bool:
+    """Whether a file of the chunks is one the caches can neither place nor re-cost (the files' entries from
+    one listing; a missing one's basis read)."""
+    held = cache.entry_keys()
+    every = (c for content in contents.values() for c in content.values())
+    return any(c.key not in held and not _has_basis(c.basis, cache, bases) for c in every)
 
 
 def _has_basis(basis: str, cache: PartCache, bases: PartCache) -> bool:

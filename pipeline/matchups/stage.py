@@ -15,7 +15,15 @@ from pipeline.cache.parts import PartCache
 from pipeline.frame_types import table_schema
 from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.incremental import BASIS_KIND, MATCHUPS_KIND, PLAN_KIND, VS_REFERENCE_KIND
-from pipeline.matchups.partition import Executor, MatchupInputs, WrittenPartition, write_partitions
+from pipeline.matchups.partition import (
+    Contents,
+    Executor,
+    MatchupInputs,
+    WrittenPartition,
+    file_contents,
+    needs_computing,
+    write_partitions,
+)
 from pipeline.matchups.reference import reference_units, unit_vs_reference
 from pipeline.matchups.sides import UnitOption, unit_options
 from pipeline.matchups.tables import golden_tables
@@ -71,25 +79,46 @@ class MatchupPlan:
     references: list[UnitOption]
     vs_reference_keys: dict[str, str]
     computes: bool
+    #: With a cache folder and the unit x unit table: each chunk's file contents (`partition.plan_tasks`), and
+    #: the cache of `solved_on` plans they were read with (the stage's, so that it keeps what they used).
+    contents: Contents | None = None
+    plans: PartCache | None = None
 
 
 def plan_matchups(
     frames: Mapping[str, pl.DataFrame], scenarios: Sequence[str] = ("default",), cache: Path | None = None
 ) -> MatchupPlan:
-    """The plan of `matchups_stage(frames, scenarios=scenarios, cache=cache)`. It computes when the unit x unit
-    table is asked for, or any `unit_vs_reference` piece has no cache entry (a points change moves none)."""
+    """The plan of `matchups_stage(frames, scenarios=scenarios, cache=cache)`. It computes when a
+    `unit_matchups` file has neither an entry nor a basis in the cache (a points change leaves every basis), or
+    any `unit_vs_reference` piece has no entry (a points change moves none)."""
     options = matchup_options(frames)
     references = reference_units(frames["reference_profiles"].to_dicts()) if "reference_profiles" in frames else []
     pieces = PartCache(cache, VS_REFERENCE_KIND)
     keys: dict[str, str] = {}
+    contents, plans = None, None
     if pieces.folder is not None:
         from pipeline.matchups.incremental import vs_reference_keys
 
         golden = [o for o in options if "+" not in o.unit_id]
         keys = vs_reference_keys(golden, references, config.MATCHUP_REFERENCE_SCENARIOS)
+        if scenarios:
+            plans = PartCache(cache, PLAN_KIND)
+            contents = file_contents(_inputs(options, 1), scenarios, plans)
     held = pieces.entry_keys()
-    computes = bool(scenarios) or not keys or any(key not in held for key in keys.values())
-    return MatchupPlan(options, references, keys, computes)
+    computes = not keys or any(key not in held for key in keys.values())
+    if scenarios:
+        files, bases = PartCache(cache, MATCHUPS_KIND), PartCache(cache, BASIS_KIND)
+        computes = computes or contents is None or needs_computing(contents, files, bases)
+    return MatchupPlan(options, references, keys, computes, contents, plans)
+
+
+def _inputs(options: list[UnitOption], workers: int) -> MatchupInputs:
+    return MatchupInputs(
+        options,
+        workers=workers,
+        keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION,
+        max_pairs=config.MATCHUP_MAX_PAIRS,
+    )
 
 
 @dataclass(frozen=True)
@@ -151,15 +180,11 @@ def matchups_stage(
     executor = executor or ForkExecutor(workers)
     plan = plan if plan is not None else plan_matchups(frames, scenarios, cache)
     options = plan.options
-    inputs = MatchupInputs(
-        options,
-        workers=getattr(executor, "engine_workers", workers),
-        keep_distribution=config.MATCHUP_KEEP_DISTRIBUTION,
-        max_pairs=config.MATCHUP_MAX_PAIRS,
-    )
+    inputs = _inputs(options, getattr(executor, "engine_workers", workers))
     files, pieces = PartCache(cache, MATCHUPS_KIND), PartCache(cache, VS_REFERENCE_KIND)
-    bases, plans = PartCache(cache, BASIS_KIND), PartCache(cache, PLAN_KIND)
-    written = write_partitions(inputs, inputs.keys(scenarios), release, executor, files, bases, plans)
+    bases, plans = PartCache(cache, BASIS_KIND), plan.plans or PartCache(cache, PLAN_KIND)
+    keys = inputs.keys(scenarios)
+    written = write_partitions(inputs, keys, release, executor, files, bases, plans, plan.contents)
     arrow = unit_vs_reference(
         options, plan.references, config.MATCHUP_REFERENCE_SCENARIOS, workers, pieces, plan.vs_reference_keys
     )

@@ -134,6 +134,29 @@ def test_the_plan_says_the_stage_computes_only_when_a_piece_or_the_unit_table_is
     assert (warm.cache.vs_reference_pieces_reused, warm.cache.vs_reference_pieces_computed) == (5, 0)
 
 
+def test_with_the_unit_table_the_plan_knows_the_files_and_computes_none_after_a_points_change(
+    bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the unit x unit table the plan reads each file's content before the stage (while the damage stage
+    works): a points change leaves every file placed or re-costed, so the plan computes nothing and the stage
+    computes what the plan said, from the plan's contents."""
+    monkeypatch.setattr(config, "MATCHUP_MAX_PAIRS", MAX_PAIRS)
+    before, after = _points_changed(bsdata_dir, tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    first = plan_matchups(before, ("default",), cache)
+    assert first.computes and first.contents  # nothing cached yet
+    matchups_stage(before, tmp_path / "first", cache=cache, plan=first)
+    plan = plan_matchups(after, ("default",), cache)
+    assert not plan.computes and plan.contents is not None and plan.plans is not None
+    assert plan.contents.keys() == first.contents.keys() and plan.contents != first.contents
+    warm = matchups_stage(after, tmp_path / "warm", cache=cache, plan=plan)
+    assert warm.cache.matchup_files_computed == 0 < warm.cache.matchup_files_recosted
+    assert plan.plans.used  # the plans the contents were read with are the stage's, kept by its prune
+    assert (
+        plan_matchups(after, ("default",), None).computes and plan_matchups(after, ("default",), None).contents is None
+    )
+
+
 @pytest.mark.slow  # three whole runs
 def test_a_run_with_a_warm_cache_publishes_the_cold_release_bytes(
     bsdata_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
