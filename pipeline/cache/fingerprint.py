@@ -77,6 +77,16 @@ def rows_digest(frame: pl.DataFrame) -> str:
     return digest.hexdigest()
 
 
+def rows_multiset_digest(frame: pl.DataFrame) -> str:
+    """As `rows_digest`, whatever the rows' order: the row hashes sorted first (the same rows, duplicates
+    counted, give the same digest)."""
+    import numpy as np
+
+    digest = hashlib.sha256(_schema_line(frame))
+    digest.update(np.sort(row_hashes(frame).to_numpy()).tobytes())
+    return digest.hexdigest()
+
+
 def row_hashes(frame: pl.DataFrame) -> pl.Series:
     """Each row's 64-bit hash (Polars' `hash_rows`, fixed seeds: the same in every process of one Polars version,
     which the code fingerprint covers) of its values with every float read as its bits: `hash_rows` hashes -0.0

@@ -5,6 +5,7 @@ as empty stand-ins, the damage matrix as a summary query (docs/quality.md#how-a-
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 import duckdb
@@ -94,9 +95,10 @@ def _projected(column: str, suite: SuiteSpec, key: tuple[str, ...]) -> str:
     return f'NULL AS "{column}"'
 
 
-def batch_query(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> str:
+def batch_query(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str], ordered: bool = True) -> str:
     """`select <read columns> from (select t.*, <derived> from <table> t) q order by ...`, stand-ins for
-    absent tables; columns no expectation reads come as NULL (their names are all GX checks)."""
+    absent tables; columns no expectation reads come as NULL (their names are all GX checks). Not `ordered`:
+    the same rows in any order (enough to recognise them, `Rows.unordered`)."""
     derived = "".join(f', ({expr}) AS "{name}"' for name, expr in suite.derived_columns.items())
     model = MODEL_BY_TABLE.get(suite.table)
     key = model.KEY if model else ()
@@ -105,7 +107,7 @@ def batch_query(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[s
     projection = ", ".join(_projected(c, suite, key) for c in probe.columns)
     order = _order_columns(probe, key)
     query = f"SELECT {projection} FROM ({relation}) AS q"
-    return query + (" ORDER BY " + ", ".join(f'q."{c}"' for c in order) if order else "")
+    return query + (" ORDER BY " + ", ".join(f'q."{c}"' for c in order) if order and ordered else "")
 
 
 def summary_query(suite: SuiteSpec, present: set[str]) -> str:
@@ -134,14 +136,20 @@ def fetch_batch(
 @dataclass(frozen=True)
 class Rows:
     """A table's batch as Arrow, before pandas: what GX would validate, to be recognised by its contents
-    (`memo.QualityMemo.batch_key`) before it is converted."""
+    (`memo.QualityMemo.batch_key`, from `unordered`) before the rows are put in key order (`arrow`: sorting
+    the largest batch costs several times fetching it) and converted."""
 
     table: str
     status: TableStatus
     rows: int
-    arrow: pa.Table
+    unordered: pa.Table
     relation: duckdb.DuckDBPyRelation
     key: tuple[str, ...]
+
+    @cached_property
+    def arrow(self) -> pa.Table:
+        """The rows in key order, as GX validates them (fetched when first asked for)."""
+        return self.relation.to_arrow_table()
 
     def batch(self) -> Batch:
         """The batch GX validates (the rows as pandas)."""
@@ -149,13 +157,14 @@ class Rows:
 
 
 def fetch_rows(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Rows:
-    """The rows of a suite without a summary query (its table and derived columns), as Arrow."""
+    """The rows of a suite without a summary query (its table and derived columns), as Arrow in any order; in
+    key order when asked for (`Rows.arrow`)."""
     count, status = _count(con, suite, present)
+    unordered = con.sql(batch_query(con, suite, present, ordered=False)).to_arrow_table()
     relation = con.sql(batch_query(con, suite, present))
-    arrow = relation.to_arrow_table()
     model = MODEL_BY_TABLE.get(suite.table)
-    key = tuple(c for c in model.KEY if c in arrow.column_names) if model else ()
-    return Rows(suite.table, status, count, arrow, relation, key)
+    key = tuple(c for c in model.KEY if c in unordered.column_names) if model else ()
+    return Rows(suite.table, status, count, unordered, relation, key)
 
 
 def _count(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> tuple[int, TableStatus]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.cache.fingerprint import code_fingerprint, key_of, rows_digest
+from pipeline.cache.fingerprint import code_fingerprint, key_of, rows_multiset_digest
 from pipeline.cache.parts import PartCache
 from pipeline.ids import file_sha256
 from pipeline.quality.batches import Rows
@@ -102,13 +102,13 @@ class QualityMemo:
 
     def batch_key(self, rows: Rows) -> str | None:
         """The key of a suite's outcomes on exactly these rows (GX's batch before pandas: its schema, its rows
-        in order, the table's status and row count), whatever files they came from: a table whose file changed
-        in columns no expectation reads (they come as NULL) validates as before (None: no cache, or rows
-        Polars cannot hash)."""
+        in any order (GX reads them in key order: the same rows give the same batch), the table's status and
+        row count), whatever files they came from: a table whose file changed in columns no expectation reads
+        (they come as NULL) validates as before (None: no cache, or rows Polars cannot hash)."""
         if self.by_rows.folder is None:
             return None
         try:
-            digest = rows_digest(pl.from_arrow(rows.arrow))  # type: ignore[arg-type]
+            digest = rows_multiset_digest(pl.from_arrow(rows.unordered))  # type: ignore[arg-type]
         except (pl.exceptions.PolarsError, TypeError, ValueError):
             return None
         return key_of(code_fingerprint(), BATCH_KIND, rows.table, rows.status, rows.rows, rows.key, digest)

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from pipeline.cache.entries import CacheWarning
-from pipeline.cache.fingerprint import rows_digest
+from pipeline.cache.fingerprint import rows_digest, rows_multiset_digest
 from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache
 from pipeline.publish.factions import write_faction_documents
 from tests.seed_frames import Frames, SeedStages, seed_stages
@@ -107,3 +107,12 @@ def test_rows_digest_tells_values_apart_that_polars_hashes_alike(one: object, ot
     assert first.hash_rows(seed=0).to_list() == second.hash_rows(seed=0).to_list()
     assert rows_digest(first) != rows_digest(second)
     assert rows_digest(first) == rows_digest(first.clone())
+
+
+def test_the_multiset_digest_reads_the_rows_not_their_order() -> None:
+    frame = pl.DataFrame({"unit_id": ["a", "b", "c"], "cost": [1.0, None, -0.0]})
+    assert rows_multiset_digest(frame.reverse()) == rows_multiset_digest(frame) != rows_digest(frame)
+    assert rows_multiset_digest(frame.head(2)) != rows_multiset_digest(frame)
+    doubled = pl.concat([frame, frame.head(1)])  # a duplicate row counts
+    assert rows_multiset_digest(doubled) != rows_multiset_digest(pl.concat([frame, frame.tail(1)]))
+    assert rows_multiset_digest(frame.with_columns(pl.col("cost").fill_null(0.0))) != rows_multiset_digest(frame)

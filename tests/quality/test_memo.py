@@ -11,6 +11,8 @@ import pytest
 
 from pipeline import config
 from pipeline.cache.entries import CacheWarning
+from pipeline.quality import batches, stage
+from pipeline.quality.batches import Rows
 from pipeline.quality.memo import BATCH_KIND, MEMO_KIND, QualityMemo, read_relations
 from pipeline.quality.report import QUALITY_DIRNAME
 from pipeline.quality.stage import quality_gate
@@ -115,3 +117,31 @@ def test_a_suite_reading_a_view_is_not_memoised(tmp_path: Path) -> None:
     assert read_relations(viewing) is None
     memo = QualityMemo.of(tmp_path / "cache", tmp_path, {})
     assert memo.key(viewing) is None and memo.key(suite) is not None
+
+
+def test_rows_in_another_order_are_recognised_without_sorting_them(built: SeedStages, tmp_path: Path) -> None:
+    """The rows GX would see are recognised in any order (the by-rows key sorts their hashes, not the rows): a
+    table stored in reverse reads its outcomes back, key-ordered rows are never fetched for it, and the report
+    is the cold run's."""
+    cache = tmp_path / "cache"
+    _gate(tmp_path / "first", cache, _stored(built, built.frames, tmp_path / "first"))
+    reversed_ = {**built.frames, "weapons": built.frames["weapons"].reverse()}
+    known = _stored(built, reversed_, tmp_path / "reversed")
+    assert known["weapons.parquet"] != _stored(built, built.frames, tmp_path / "again")["weapons.parquet"]
+    fetched: list[Rows] = []
+    original = batches.fetch_rows
+
+    def kept(*args: object) -> Rows:
+        rows = original(*args)  # type: ignore[arg-type]
+        fetched.append(rows)
+        return rows
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stage, "fetch_rows", kept)
+        memo = _gate(tmp_path / "reversed", cache, known)
+    weapons = [rows for rows in fetched if rows.table == "weapons"]
+    assert "weapons" not in memo.validated and "weapons" in memo.reused
+    assert len(weapons) == 1 and "arrow" not in vars(weapons[0])  # recognised unordered, never sorted
+    _stored(built, reversed_, tmp_path / "cold")
+    _gate(tmp_path / "cold", None, {})
+    assert _report(tmp_path / "reversed") == _report(tmp_path / "cold")
