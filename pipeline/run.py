@@ -32,7 +32,7 @@ from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.partition import Executor
 from pipeline.matchups.stage import matchups_stage, plan_matchups
 from pipeline.publish.aliases import with_id_aliases
-from pipeline.publish.document_cache import DOCUMENTS_KIND
+from pipeline.publish.document_cache import DOCUMENTS_KIND, documents_beside
 from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
@@ -161,7 +161,10 @@ def _run(
             start_gx_import()  # no helper process: GX imports here after the matchup pool forks, while the store works
         with stage("store (DuckDB)"):
             stored = store_stage(frames, damage, release, matrix_cache, duckdb_reuse)
-        with start_site(frames, release, version, stored=True) as site:  # renders while the gates run
+        with (
+            start_site(frames, release, version, stored=True) as site,  # renders while the gates run
+            documents_beside(frames, release, cache) as documents,  # written while the gates run
+        ):
             damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
             release_free_heap()
             hashed = {**stored.matrix_hashes, **matchups.file_hashes, **stored.table_hashes}
@@ -186,6 +189,7 @@ def _run(
                     cache,
                     stored.table_files,
                     site,
+                    documents,
                 )
     matrix_cache.prune()  # published: the cached parts this run did not use go
     for damage_cache in (caches.unit_grid, caches.reference):

@@ -140,6 +140,10 @@ class Beside(Generic[T]):
         finally:
             self._work = None  # nor what the work closed over
 
+    def wait(self) -> None:
+        """Wait for the work to end, whatever its outcome (kept for `result`)."""
+        self._thread.join()
+
     def result(self) -> T:
         self._thread.join()
         if self._error is not None:

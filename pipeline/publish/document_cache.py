@@ -7,11 +7,17 @@ a cached one has is placed from the cache (hard link, checked like every cached 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
 
 from pipeline.cache.parts import PartCache
+from pipeline.runtime import Beside
 
 #: Cache kind (`<cache>/parts/<kind>/`).
 DOCUMENTS_KIND = "faction_documents"
@@ -53,3 +59,24 @@ class DocumentCache:
     def prune(self) -> int:
         """Drop the cached documents this run did not use (after it published)."""
         return self.parts.prune()
+
+
+@contextmanager
+def documents_beside(
+    frames: Mapping[str, pl.DataFrame], release: Path, cache: Path | None
+) -> Iterator[Beside[DocumentCache]]:
+    """The faction documents written on a thread of their own (they read only the frames) while the caller
+    goes on, their cache handed to `write_release`; on the way out, however it goes, the thread is waited for,
+    so no document is written into a staging release being removed (docs/releases.md#faction-documents)."""
+    from pipeline.publish.factions import write_faction_documents
+
+    def work() -> DocumentCache:
+        documents = DocumentCache.of(cache)
+        write_faction_documents(frames, release, documents)
+        return documents
+
+    started = Beside(work, "faction-documents")
+    try:
+        yield started
+    finally:
+        started.wait()

@@ -32,6 +32,7 @@ from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.site_rendering import SiteRendering, start_site
 from pipeline.publish.table_reuse import TableReuse
 from pipeline.reports import RunReports
+from pipeline.runtime import Beside
 from pipeline.store.ddl import MODEL_BY_TABLE
 from pipeline.store.parquet import write_parquet_tables
 
@@ -83,6 +84,12 @@ def _changed_pieces(table: str, frame: pl.DataFrame, before: str | None, reuse: 
     return changed_pieces(earlier, pieces.keys) if pieces is not None and earlier is not None else None
 
 
+def _documents(frames: Mapping[str, pl.DataFrame], release: Path, cache: Path | None) -> DocumentCache:
+    documents = DocumentCache.of(cache)
+    write_faction_documents(frames, release, documents)
+    return documents
+
+
 def write_release(
     release: Path,
     version: str,
@@ -95,6 +102,7 @@ def write_release(
     cache: Path | None = None,
     tables: Mapping[str, str] | None = None,
     site: SiteRendering | None = None,
+    documents: Beside[DocumentCache] | None = None,
 ) -> Published:
     """The tables' Parquet (unless the store wrote them), NDJSON feed, faction documents, explorer site, feed
     index, JSON Schemas, manifest (with the reports as given, the release's place in its output folder and what
@@ -103,17 +111,18 @@ def write_release(
     path), not read again. `cache`: the run's cache folder, where an unchanged table's feed file and contents
     hash are found (`table_reuse`), and the faction documents built from unchanged rows (`document_cache`).
     `tables`: the sha256 of each `<table>.parquet` the store wrote (None: they are written here); `site`: the site's
-    rendering already started (`site_rendering.start_site`; None: it starts here, beside the faction documents)."""
+    rendering already started (`site_rendering.start_site`; None: it starts here, beside the faction documents);
+    `documents`: the faction documents' writing already started (`document_cache.documents_beside`; None: they
+    are written here)."""
     parquet = dict(tables) if tables is not None else write_parquet_tables(frames, release)  # keys what follows
     reuse = TableReuse.of(cache, parquet)
-    documents = DocumentCache.of(cache)
     with ThreadPoolExecutor(max_workers=3) as pool:  # DuckDB's hashes and Polars' work run beside Python's
         table_hashes = pool.submit(duckdb_content_hashes, release / config.DUCKDB_FILENAME, reuse, frames)
         feed = pool.submit(write_feed, frames, release, reuse)
         changes = pool.submit(change_summary, previous, frames, parquet, reuse)  # Polars joins against the previous
         with contextlib.ExitStack() as started:
             rendering = site or started.enter_context(start_site(frames, release, version, tables is not None))
-            write_faction_documents(frames, release, documents)
+            written = documents.result() if documents is not None else _documents(frames, release, cache)
             rendered = rendering.report()
         known = {**{f"{table}.parquet": sha for table, sha in parquet.items()}, **feed.result(), **(hashed or {})}
         counts = {name: frame.height for name, frame in frames.items()}
@@ -136,4 +145,4 @@ def write_release(
             table_hashes=table_hashes.result(),
         )
     write_manifest(manifest, release)
-    return Published(counts, manifest, reuse, documents)
+    return Published(counts, manifest, reuse, written)

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.fingerprint import rows_digest, rows_multiset_digest
-from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache
+from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache, documents_beside
 from pipeline.publish.factions import write_faction_documents
 from tests.seed_frames import Frames, SeedStages, seed_stages
 
@@ -116,3 +116,26 @@ def test_the_multiset_digest_reads_the_rows_not_their_order() -> None:
     doubled = pl.concat([frame, frame.head(1)])  # a duplicate row counts
     assert rows_multiset_digest(doubled) != rows_multiset_digest(pl.concat([frame, frame.tail(1)]))
     assert rows_multiset_digest(frame.with_columns(pl.col("cost").fill_null(0.0))) != rows_multiset_digest(frame)
+
+
+def test_documents_written_beside_are_those_written_in_line(built: SeedStages, tmp_path: Path) -> None:
+    """Written on their own thread (while the quality gates run), the documents are the same files, and the
+    cache's counts come back with them."""
+    write_faction_documents(built.frames, tmp_path / "inline")
+    with documents_beside(built.frames, tmp_path / "beside", tmp_path / "cache") as started:
+        documents = started.result()
+    assert _documents(tmp_path / "beside") == _documents(tmp_path / "inline") != {}
+    assert documents.documents == (3, 0) and documents.written == {
+        "astra-militarum.json",
+        "orks.json",
+        "world-eaters.json",
+    }
+
+
+def test_a_failure_beside_the_documents_waits_for_them_before_it_goes_on(built: SeedStages, tmp_path: Path) -> None:
+    """When the caller fails (a quality gate, say), leaving the block waits for the thread: nothing is still
+    writing into the staging release its caller then removes."""
+    with pytest.raises(RuntimeError, match="gate failed"), documents_beside(built.frames, tmp_path, None) as started:
+        raise RuntimeError("gate failed")
+    assert not started._thread.is_alive()
+    assert len(_documents(tmp_path)) == 3
