@@ -32,7 +32,7 @@ from pipeline.matchups.loadout_stage import unit_loadouts_stage
 from pipeline.matchups.partition import Executor
 from pipeline.matchups.stage import matchups_stage, plan_matchups
 from pipeline.publish.aliases import with_id_aliases
-from pipeline.publish.document_cache import DOCUMENTS_KIND, documents_beside
+from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache, documents_beside
 from pipeline.publish.outdir import OutputFolder, open_output
 from pipeline.publish.previous import PreviousRelease
 from pipeline.publish.release import staging_release, version_id
@@ -163,7 +163,7 @@ def _run(
             stored = store_stage(frames, damage, release, matrix_cache, duckdb_reuse)
         with (
             start_site(frames, release, version, stored=True) as site,  # renders while the gates run
-            documents_beside(frames, release, cache) as documents,  # written while the gates run
+            _documents_beside(frames, release, cache, helpers) as documents,  # written while the gates run
         ):
             damage = damage.written()  # the matrix is on disk: its blocks are not held any longer
             release_free_heap()
@@ -216,6 +216,15 @@ def _run(
     return RunResult(
         version, latest, published.row_counts, run_reports, False, parsed.parsed, parsed.reused, parts, recosted
     )
+
+
+def _documents_beside(
+    frames: Frames, release: Path, cache: Path | None, helpers: bool
+) -> AbstractContextManager[Beside[DocumentCache] | None]:
+    """The faction documents written beside the quality gates when the inputs are small enough for helper
+    processes; for larger ones after the gates (publishing writes them): their cards and the gates' largest
+    batch are not held at once (the 4x corpus's peak, docs/scaling.md#the-helper-process)."""
+    return documents_beside(frames, release, cache) if helpers else nullcontext()
 
 
 def _helpers_for(inputs: list[Path]) -> bool:

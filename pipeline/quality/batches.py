@@ -142,14 +142,18 @@ class Rows:
     table: str
     status: TableStatus
     rows: int
-    unordered: pa.Table
     relation: duckdb.DuckDBPyRelation
     key: tuple[str, ...]
+    unordered_relation: duckdb.DuckDBPyRelation
 
     @cached_property
     def arrow(self) -> pa.Table:
         """The rows in key order, as GX validates them (fetched when first asked for)."""
         return self.relation.to_arrow_table()
+
+    def unordered(self) -> pa.Table:
+        """The same rows in any order, fetched anew each time (not kept: never held beside the ordered ones)."""
+        return self.unordered_relation.to_arrow_table()
 
     def batch(self) -> Batch:
         """The batch GX validates (the rows as pandas)."""
@@ -157,14 +161,14 @@ class Rows:
 
 
 def fetch_rows(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> Rows:
-    """The rows of a suite without a summary query (its table and derived columns), as Arrow in any order; in
-    key order when asked for (`Rows.arrow`)."""
+    """The rows of a suite without a summary query (its table and derived columns), as Arrow when asked for: in
+    key order (`Rows.arrow`), or in any order (`Rows.unordered`, to be recognised)."""
     count, status = _count(con, suite, present)
-    unordered = con.sql(batch_query(con, suite, present, ordered=False)).to_arrow_table()
     relation = con.sql(batch_query(con, suite, present))
+    unordered = con.sql(batch_query(con, suite, present, ordered=False))
     model = MODEL_BY_TABLE.get(suite.table)
-    key = tuple(c for c in model.KEY if c in unordered.column_names) if model else ()
-    return Rows(suite.table, status, count, unordered, relation, key)
+    key = tuple(c for c in model.KEY if c in relation.columns) if model else ()
+    return Rows(suite.table, status, count, relation, key, unordered)
 
 
 def _count(con: duckdb.DuckDBPyConnection, suite: SuiteSpec, present: set[str]) -> tuple[int, TableStatus]:

@@ -108,7 +108,7 @@ class QualityMemo:
         if self.by_rows.folder is None:
             return None
         try:
-            digest = rows_multiset_digest(pl.from_arrow(rows.unordered))  # type: ignore[arg-type]
+            digest = rows_multiset_digest(pl.from_arrow(rows.unordered()))  # type: ignore[arg-type]
         except (pl.exceptions.PolarsError, TypeError, ValueError):
             return None
         return key_of(code_fingerprint(), BATCH_KIND, rows.table, rows.status, rows.rows, rows.key, digest)

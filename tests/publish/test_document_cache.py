@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline import run
 from pipeline.cache.entries import CacheWarning
 from pipeline.cache.fingerprint import rows_digest, rows_multiset_digest
 from pipeline.publish.document_cache import DOCUMENTS_KIND, DocumentCache, documents_beside
@@ -139,3 +140,15 @@ def test_a_failure_beside_the_documents_waits_for_them_before_it_goes_on(built: 
         raise RuntimeError("gate failed")
     assert not started._thread.is_alive()
     assert len(_documents(tmp_path)) == 3
+
+
+@pytest.mark.parametrize("helpers", [True, False])
+def test_documents_go_beside_the_gates_only_when_the_inputs_have_helpers(
+    built: SeedStages, tmp_path: Path, helpers: bool
+) -> None:
+    """Above the helpers' input limit (the 4x corpus) the documents wait for the gates, so their cards and the
+    gates' largest batch are never held at once: the run's block then gives nothing and publishing writes them."""
+    with run._documents_beside(built.frames, tmp_path, None, helpers) as started:
+        documents = started.result() if started is not None else None
+    assert (documents is not None) == helpers
+    assert len(_documents(tmp_path)) == (3 if helpers else 0)
