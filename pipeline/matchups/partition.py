@@ -260,13 +260,13 @@ def computed_parts(inputs: MatchupInputs, key: PartitionKey) -> dict[str, Comput
         rows_target.append(call[result.pairs[:, 1]])
         rows_attacker.append(np.asarray(armed, dtype=np.int64)[result.pairs[:, 0]])
     by_group = [slain_by_group_rows(p.result) for p in phases] if key.basis_keys else []
-    faction = inputs.target_faction_index[np.concatenate(rows_target)] if rows_target else np.zeros(0, np.int64)
+    row_attacker = np.concatenate(rows_attacker) if rows_attacker else np.zeros(0, np.int64)
+    row_target = np.concatenate(rows_target) if rows_target else np.zeros(0, np.int64)
+    faction = inputs.target_faction_index[row_target]
     order = np.argsort(faction, kind="stable")  # a faction's rows stay ascending: shooting, then fight
     bounds = np.searchsorted(faction[order], np.arange(len(inputs.target_factions) + 1))
     starts = np.cumsum([0, *(len(p.result.pairs) for p in phases)])
     wanted = inputs.target_factions if key.target_factions is None else key.target_factions
-    row_attacker = np.concatenate(rows_attacker) if rows_attacker else np.zeros(0, np.int64)
-    row_target = np.concatenate(rows_target) if rows_target else np.zeros(0, np.int64)
     parts = {}
     for name in wanted:
         f = inputs.target_factions.index(name)
