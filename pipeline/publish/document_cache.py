@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import polars as pl
-
 from pipeline.cache.parts import PartCache
 from pipeline.runtime import Beside
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: Cache kind (`<cache>/parts/<kind>/`).
 DOCUMENTS_KIND = "faction_documents"
@@ -61,21 +61,23 @@ class DocumentCache:
         return self.parts.prune()
 
 
+def write_documents(frames: Mapping[str, pl.DataFrame], release: Path, cache: Path | None) -> DocumentCache:
+    """Every faction document into `release` (placed from `cache` where it can be); what was placed and written."""
+    from pipeline.publish.factions import write_faction_documents  # it reads this module
+
+    documents = DocumentCache.of(cache)
+    write_faction_documents(frames, release, documents)
+    return documents
+
+
 @contextmanager
 def documents_beside(
     frames: Mapping[str, pl.DataFrame], release: Path, cache: Path | None
 ) -> Iterator[Beside[DocumentCache]]:
-    """The faction documents written on a thread of their own (they read only the frames) while the caller
-    goes on, their cache handed to `write_release`; on the way out, however it goes, the thread is waited for,
-    so no document is written into a staging release being removed (docs/releases.md#faction-documents)."""
-    from pipeline.publish.factions import write_faction_documents
-
-    def work() -> DocumentCache:
-        documents = DocumentCache.of(cache)
-        write_faction_documents(frames, release, documents)
-        return documents
-
-    started = Beside(work, "faction-documents")
+    """`write_documents` on a thread of its own (the documents read only the frames) while the caller goes on,
+    its result handed to `write_release`; on the way out, however it goes, the thread is waited for, so no
+    document is written into a staging release being removed (docs/scaling.md#the-helper-process)."""
+    started = Beside(lambda: write_documents(frames, release, cache), "faction-documents")
     try:
         yield started
     finally:

@@ -20,10 +20,9 @@ from pipeline import __version__, config
 from pipeline.damage.matrix import DamageComputation
 from pipeline.publish.changes import TableChanges, table_changes
 from pipeline.publish.contents import Pieces, changed_pieces, rows_in_pieces
-from pipeline.publish.document_cache import DocumentCache
+from pipeline.publish.document_cache import DocumentCache, write_documents
 from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
 from pipeline.publish.faction_schema import faction_document_schema
-from pipeline.publish.factions import write_faction_documents
 from pipeline.publish.feed_index import write_feed_index
 from pipeline.publish.formats import write_feed, write_json_schemas
 from pipeline.publish.manifest import build_manifest, duckdb_content_hashes, write_manifest
@@ -84,12 +83,6 @@ def _changed_pieces(table: str, frame: pl.DataFrame, before: str | None, reuse: 
     return changed_pieces(earlier, pieces.keys) if pieces is not None and earlier is not None else None
 
 
-def _documents(frames: Mapping[str, pl.DataFrame], release: Path, cache: Path | None) -> DocumentCache:
-    documents = DocumentCache.of(cache)
-    write_faction_documents(frames, release, documents)
-    return documents
-
-
 def write_release(
     release: Path,
     version: str,
@@ -122,7 +115,7 @@ def write_release(
         changes = pool.submit(change_summary, previous, frames, parquet, reuse)  # Polars joins against the previous
         with contextlib.ExitStack() as started:
             rendering = site or started.enter_context(start_site(frames, release, version, tables is not None))
-            written = documents.result() if documents is not None else _documents(frames, release, cache)
+            written = documents.result() if documents is not None else write_documents(frames, release, cache)
             rendered = rendering.report()
         known = {**{f"{table}.parquet": sha for table, sha in parquet.items()}, **feed.result(), **(hashed or {})}
         counts = {name: frame.height for name, frame in frames.items()}
