@@ -150,14 +150,15 @@ MAX_INPUT_ROWS = 1_000_000
 #: a table or input file losing more than this fraction of its rows blocks publishing (1.0: never).
 MAX_ROW_DROP = 0.5
 
-#: Unit matchups (pipeline/matchups, docs/units.md#integration): engine worker processes (the budget is 2
-#: cores), whether the unit x unit partitions keep each pair's distribution (measured: they would grow past
-#: the contract's few hundred MB, so no; `unit_vs_reference` always keeps it), the scenarios the
-#: reference slice covers.
 #: Inputs of at most this many bytes run GX and render the site in helper processes (docs/scaling.md#the-helper-
 #: process): the three corpora hold ≈ 35 MB. Larger inputs keep that work in the run's process, whose memory the
 #: helpers' copies (GX and pandas, the site's tables) would add to.
 HELPER_MAX_INPUT_BYTES = 64 * 2**20
+
+#: Unit matchups (pipeline/matchups, docs/units.md#integration): engine worker processes (the budget is 2
+#: cores), whether the unit x unit partitions keep each pair's distribution (measured: they would grow past
+#: the contract's few hundred MB, so no; `unit_vs_reference` always keeps it), the scenarios the
+#: reference slice covers.
 MATCHUP_WORKERS = min(2, os.cpu_count() or 1)
 MATCHUP_KEEP_DISTRIBUTION = False
 #: Scenarios of the published unit x unit table (the others on demand: `dataslate matchup --scenario`).

@@ -79,7 +79,7 @@ class MatchupPlan:
     references: list[UnitOption]
     vs_reference_keys: dict[str, str]
     computes: bool
-    #: With a cache folder and the unit x unit table: each chunk's file contents (`partition.plan_tasks`), and
+    #: With a cache folder and the unit x unit table: each chunk's file contents (`partition.file_contents`), and
     #: the cache of `solved_on` plans they were read with (the stage's, so that it keeps what they used).
     contents: Contents | None = None
     plans: PartCache | None = None
