@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,20 +27,26 @@ def version_id(input_hashes: list[str], code_version: str) -> str:
     return "v" + content_hash(code_version, *sorted(input_hashes), length=12)
 
 
+#: Threads flushing a release at once: the file system commits their flushes together, so the ≈ 2,000 small
+#: files of a release are flushed in a third of one thread's time (docs/releases.md#staging-and-the-atomic-switch).
+FSYNC_THREADS = 16
+
+
 def fsync_tree(root: Path) -> None:
-    """Flush every file and folder under root to disk before the rename."""
-    for folder, _, files in os.walk(root):
-        for name in files:
-            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        _fsync_dir(Path(folder))
+    """Flush every file and folder under root to disk before the rename (files first, then their folders)."""
+    walked = list(os.walk(root))
+    files = [os.path.join(folder, name) for folder, _, names in walked for name in names]
+    with ThreadPoolExecutor(max_workers=FSYNC_THREADS) as pool:
+        list(pool.map(_fsync_path, files))
+        list(pool.map(_fsync_path, [folder for folder, _, _ in walked]))
 
 
 def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
+    _fsync_path(str(folder))
+
+
+def _fsync_path(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:

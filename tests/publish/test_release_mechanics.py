@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from pipeline.errors import PublishError
-from pipeline.publish.release import resolve_release, staging_release, switch_latest, version_id
+from pipeline.publish.release import fsync_tree, resolve_release, staging_release, switch_latest, version_id
 
 
 def _release(out: Path, version: str, text: str) -> None:
@@ -56,3 +57,23 @@ def test_a_real_latest_folder_is_never_replaced(tmp_path: Path) -> None:
     (tmp_path / "latest").mkdir()
     with pytest.raises(PublishError):
         switch_latest(tmp_path, "v1")
+
+
+def test_every_file_is_flushed_before_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flush runs on threads: each path is still flushed once, and a folder only after all the files."""
+    for name in ("a/x.txt", "a/b/y.txt", "z.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(name)
+    flushed: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    fsync_tree(tmp_path)
+    files = {str(tmp_path / n) for n in ("a/x.txt", "a/b/y.txt", "z.txt")}
+    folders = {str(tmp_path), str(tmp_path / "a"), str(tmp_path / "a/b")}
+    assert sorted(flushed) == sorted(files | folders)
+    assert set(flushed[:3]) == files
