@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 
 #: How long before it is read a file must have last changed for its hash to be remembered (file system clocks
 #: tick every few milliseconds).
@@ -34,14 +34,14 @@ def identity(path: str) -> tuple[int, ...]:
 
 
 def unchanged_sha256(path: str) -> str:
-    """`file_sha256(path)`, or the one this process found earlier for the file if its identity is unchanged."""
+    """`stored_file_sha256(path)`, or the one this process found earlier for the file if its identity is unchanged."""
     before = identity(path)
     with _lock:
         found = _known.get(path)
     if found is not None and found[0] == before:
         return found[1]
     started = time.time_ns()
-    sha = file_sha256(path)
+    sha = stored_file_sha256(path)
     if identity(path) == before and before[-1] < started - SETTLED_NS:  # settled, and not changed while read
         with _lock:
             _known[path] = (before, sha)

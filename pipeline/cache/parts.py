@@ -20,7 +20,7 @@ from typing import Any
 
 from pipeline.cache.entries import CacheWarning, entry_path, read_entry, write_entry
 from pipeline.cache.hashed import unchanged_sha256
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 
 #: Cache sub-folder of every part kind (`parts/<kind>/<key>.json` beside `<key>.bin`).
 PARTS_DIR = "parts"
@@ -110,7 +110,7 @@ class PartCache:
 
     def keep(self, key: str, path: Path, meta: dict[str, Any] | None = None) -> PlacedFile:
         """Record the file just written at `path` as `key`'s (a no-op but for the hash without a folder)."""
-        placed = PlacedFile(file_sha256(str(path)), path.stat().st_size, dict(meta or {}))
+        placed = PlacedFile(stored_file_sha256(str(path)), path.stat().st_size, dict(meta or {}))
         if self.folder is None:
             return placed
         self._store(key, placed, lambda tmp: _link_or_copy(path, tmp))
@@ -147,7 +147,7 @@ class PartCache:
         try:
             fill(Path(tmp))
             if placed is None:
-                placed = PlacedFile(file_sha256(tmp), Path(tmp).stat().st_size, dict(meta or {}))
+                placed = PlacedFile(stored_file_sha256(tmp), Path(tmp).stat().st_size, dict(meta or {}))
             os.replace(tmp, blob)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 from pipeline.publish.faction_schema import NAME as FACTION_SCHEMA
 
 INDEX = "index.json"
@@ -30,7 +30,7 @@ def write_feed_index(
         entry: dict[str, Any] = {
             "path": relative.as_posix(),
             "bytes": path.stat().st_size,
-            "sha256": known.get(str(path.relative_to(release))) or file_sha256(str(path)),
+            "sha256": known.get(str(path.relative_to(release))) or stored_file_sha256(str(path)),
             "schema": _schema_of(relative),
         }
         if path.suffix == ".ndjson":

@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 
 from pipeline import config
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 from pipeline.publish.contents import Pieces, pieced_hash, table_hash
 from pipeline.publish.table_reuse import TableReuse
 from pipeline.store.bounded import bounded_connect
@@ -32,7 +32,7 @@ def file_sizes(release: Path) -> dict[str, int]:
 def hash_files(release: Path, paths: Iterable[Path]) -> dict[str, str]:
     """sha256 of the given files of the release, by relative path (taken where they were written, so the
     manifest does not read them again)."""
-    return {str(p.relative_to(release)): file_sha256(str(p)) for p in paths}
+    return {str(p.relative_to(release)): stored_file_sha256(str(p)) for p in paths}
 
 
 def file_hashes(release: Path, known: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -46,7 +46,7 @@ def file_hashes(release: Path, known: Mapping[str, str] | None = None) -> dict[s
     found = {}
     for path in _published_files(release):
         name = str(path.relative_to(release))
-        found[name] = known[name] if name in known else file_sha256(str(path))
+        found[name] = known[name] if name in known else stored_file_sha256(str(path))
     return found
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pipeline.cache.fingerprint import code_fingerprint, key_of
 from pipeline.cache.parts import PartCache
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 
 #: Cache kinds (`<cache>/parts/<kind>/`).
 FEED_KIND = "feed"
@@ -53,7 +53,7 @@ class TableReuse:
         if placed is not None:
             return placed.sha256
         write(path)
-        return self.feed.keep(key, path).sha256 if key is not None else file_sha256(str(path))
+        return self.feed.keep(key, path).sha256 if key is not None else stored_file_sha256(str(path))
 
     def contents_hash(self, table: str, compute: Callable[[], tuple[str, dict[int, str]]]) -> str:
         """The hash of `table`'s rows in DuckDB: the cached one when `table` is unchanged, else `compute()` (the

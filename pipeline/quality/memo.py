@@ -20,7 +20,7 @@ import polars as pl
 
 from pipeline.cache.fingerprint import code_fingerprint, key_of, rows_multiset_digest
 from pipeline.cache.parts import PartCache
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 from pipeline.quality.batches import Rows
 from pipeline.quality.report import ExpectationOutcome, TableReport
 from pipeline.quality.suites import SuiteSpec
@@ -86,7 +86,7 @@ class QualityMemo:
         for path in paths:
             if path.is_file():
                 name = path.relative_to(self.release).as_posix()
-                found.append((name, self.known.get(name) or file_sha256(str(path))))
+                found.append((name, self.known.get(name) or stored_file_sha256(str(path))))
         return found
 
     def _files(self, relation: str) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 
 #: Not written as one `<table>.parquet`: the matrix has its own hive-partitioned files.
 PARTITIONED_TABLES = frozenset({"damage_matrix"})
@@ -22,5 +22,5 @@ def write_parquet_tables(frames: Mapping[str, pl.DataFrame], release: Path) -> d
             continue
         path = release / f"{table}.parquet"
         frames[table].write_parquet(path, compression="zstd", statistics=False)
-        written[table] = file_sha256(str(path))
+        written[table] = stored_file_sha256(str(path))
     return written

@@ -22,7 +22,7 @@ from pipeline.cache.entries import CacheWarning
 from pipeline.cache.fingerprint import code_fingerprint, key_of
 from pipeline.cache.hashed import unchanged_sha256
 from pipeline.cache.parts import PartCache
-from pipeline.ids import file_sha256
+from pipeline.ids import stored_file_sha256
 from pipeline.store.bounded import bounded_connect
 from pipeline.store.ddl import FOREIGN_KEYS, TABLE_MODELS, quoted
 from pipeline.store.load import fill_table
@@ -74,7 +74,7 @@ class DuckdbReuse:
     def remember(self, db_path: Path, tables: Mapping[str, str]) -> None:
         """Record the file just built from tables with these Parquet hashes (nothing without a cache)."""
         if self.cache.folder is not None:
-            self.cache.keep_bytes(_key(file_sha256(str(db_path))), b"", {"tables": dict(sorted(tables.items()))})
+            self.cache.keep_bytes(_key(stored_file_sha256(str(db_path))), b"", {"tables": dict(sorted(tables.items()))})
 
 
 def _key(db_sha256: str) -> str:

@@ -36,7 +36,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         reads.append(path)
         return file_sha256(path)
 
-    monkeypatch.setattr(hashed, "file_sha256", counted)
+    monkeypatch.setattr(hashed, "stored_file_sha256", counted)
     return reads
 
 
@@ -75,3 +75,18 @@ def test_a_file_changed_just_before_it_is_read_is_not_remembered(
     hashed.unchanged_sha256(str(path))
     hashed.unchanged_sha256(str(path))
     assert reads == [str(path), str(path)]
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 3 * 4096 + 5])
+def test_a_stored_file_mapped_window_by_window_hashes_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    """Windows of one page here, so files of several windows, a last window cut short and an empty file are hashed."""
+    import mmap
+
+    from pipeline import ids
+
+    monkeypatch.setattr(ids, "HASH_WINDOW", mmap.ALLOCATIONGRANULARITY)
+    path = tmp_path / "stored.bin"
+    path.write_bytes(os.urandom(size))
+    assert ids.stored_file_sha256(str(path)) == hashlib.sha256(path.read_bytes()).hexdigest() == file_sha256(str(path))
