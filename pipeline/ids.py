@@ -27,19 +27,21 @@ HASH_WINDOW = 32 << 20
 
 
 def stored_file_sha256(path: str) -> str:
-    """`file_sha256` of a file this pipeline wrote (a release's or the cache's, never truncated in place): its
-    bytes mapped 32 MiB at a time, each window hashed in one call that gives up the GIL once. Beside a busy
-    Python thread every hand-over waits up to the 5 ms switch interval: a 350 MB feed file took 1.06 s in
-    4 MiB reads (two hand-overs each), 0.29 s mapped (docs/scaling.md#incremental-work). Not for
-    inputs: a file another program truncates while it is mapped kills the process (SIGBUS)."""
-    digest = hashlib.sha256()
+    """`file_sha256` of a file this pipeline wrote (a release's or the cache's, never truncated in place). One
+    larger than 32 MiB is mapped 32 MiB at a time, each window hashed in one call that gives up the GIL once: beside
+    a busy Python thread every hand-over waits up to the 5 ms switch interval, and a 350 MB feed file took 1.06 s in
+    4 MiB reads (two hand-overs each), 0.29 s mapped (docs/scaling.md#incremental-work). Not for inputs: a file
+    another program truncates while it is mapped kills the process (SIGBUS)."""
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
+        if size <= HASH_WINDOW:  # one read: mapping (and unmapping, with its TLB flush) costs more for a small file
+            return hashlib.sha256(handle.read()).hexdigest()
+        digest = hashlib.sha256()
         for offset in range(0, size, HASH_WINDOW):
             length = min(HASH_WINDOW, size - offset)
             with mmap.mmap(handle.fileno(), length, access=mmap.ACCESS_READ, offset=offset) as window:
                 digest.update(window)
-    return digest.hexdigest()
+        return digest.hexdigest()
 
 
 def file_sha256(path: str) -> str:

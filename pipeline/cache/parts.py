@@ -108,9 +108,11 @@ class PartCache:
         but their `used` stays in their process)."""
         self.used.update(keys)
 
-    def keep(self, key: str, path: Path, meta: dict[str, Any] | None = None) -> PlacedFile:
-        """Record the file just written at `path` as `key`'s (a no-op but for the hash without a folder)."""
-        placed = PlacedFile(stored_file_sha256(str(path)), path.stat().st_size, dict(meta or {}))
+    def keep(self, key: str, path: Path, meta: dict[str, Any] | None = None, sha256: str | None = None) -> PlacedFile:
+        """Record the file just written at `path` as `key`'s (a no-op but for the hash without a folder);
+        `sha256`: its hash, when the writer hashed what it wrote."""
+        sha = sha256 if sha256 is not None else stored_file_sha256(str(path))
+        placed = PlacedFile(sha, path.stat().st_size, dict(meta or {}))
         if self.folder is None:
             return placed
         self._store(key, placed, lambda tmp: _link_or_copy(path, tmp))

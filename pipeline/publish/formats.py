@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
 import types
 import typing
@@ -20,6 +21,7 @@ import polars as pl
 
 from pipeline.ids import slug
 from pipeline.publish.compact_json import compact_json
+from pipeline.publish.direct_write import write_direct
 from pipeline.publish.table_reuse import TableReuse
 from pipeline.reconcile.factions import NO_FACTION_NAME
 from pipeline.store.ddl import MODEL_BY_TABLE
@@ -63,15 +65,33 @@ def feed_tables(frames: Mapping[str, pl.DataFrame]) -> list[str]:
     return sorted(table for table in frames if table not in FEED_EXCLUDED)
 
 
-def write_feed_table(table: str, frame: pl.DataFrame, path: Path) -> None:
-    """One table's NDJSON feed file: Polars' writer, or row by row when JSON columns become objects."""
+#: A frame at least this large has its feed file written around the page cache (`direct_write.py`)...
+DIRECT_MIN_BYTES = 32 << 20
+#: ... serialised this many rows at a time (≈ 30 MB of `damage_vs_reference`'s JSON).
+FEED_CHUNK_ROWS = 50_000
+
+
+def write_feed_table(table: str, frame: pl.DataFrame, path: Path) -> str | None:
+    """One table's NDJSON feed file: Polars' writer (a large frame's in chunks, written around the page cache),
+    or row by row when JSON columns become objects. The file's sha256 when it was hashed while written."""
     model = MODEL_BY_TABLE.get(table)
-    if model is None or not json_columns(model):
-        frame.write_ndjson(path)
-        return
-    with path.open("w", encoding="utf-8") as out:
-        for row in feed_rows(frame, model):
-            out.write(compact_json(row, sort_keys=False) + "\n")
+    if model is not None and json_columns(model):
+        with path.open("w", encoding="utf-8") as out:
+            for row in feed_rows(frame, model):
+                out.write(compact_json(row, sort_keys=False) + "\n")
+        return None
+    if frame.estimated_size() >= DIRECT_MIN_BYTES:
+        return write_direct(path, _ndjson_chunks(frame))
+    frame.write_ndjson(path)
+    return None
+
+
+def _ndjson_chunks(frame: pl.DataFrame) -> Iterator[bytes]:
+    """The frame's NDJSON, `FEED_CHUNK_ROWS` rows at a time (every row ends its line: the chunks make the whole)."""
+    for start in range(0, frame.height, FEED_CHUNK_ROWS):
+        out = io.BytesIO()
+        frame.slice(start, FEED_CHUNK_ROWS).write_ndjson(out)
+        yield out.getvalue()
 
 
 def write_feed(frames: Mapping[str, pl.DataFrame], release: Path, reuse: TableReuse | None = None) -> dict[str, str]:

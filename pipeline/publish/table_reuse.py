@@ -46,14 +46,17 @@ class TableReuse:
         sha = self.parquet.get(table)
         return None if sha is None else key_of(code_fingerprint(), kind, table, sha)
 
-    def feed_file(self, table: str, path: Path, write: Callable[[Path], None]) -> str:
-        """`path` placed from the cache when `table` is unchanged, else written by `write` (and kept); its sha256."""
+    def feed_file(self, table: str, path: Path, write: Callable[[Path], str | None]) -> str:
+        """`path` placed from the cache when `table` is unchanged, else written by `write` (and kept); its sha256
+        (`write` returns it when it hashed what it wrote)."""
         key = self.key(FEED_KIND, table)
         placed = self.feed.place(key, path) if key is not None else None
         if placed is not None:
             return placed.sha256
-        write(path)
-        return self.feed.keep(key, path).sha256 if key is not None else stored_file_sha256(str(path))
+        written = write(path)
+        if key is not None:
+            return self.feed.keep(key, path, sha256=written).sha256
+        return written if written is not None else stored_file_sha256(str(path))
 
     def contents_hash(self, table: str, compute: Callable[[], tuple[str, dict[int, str]]]) -> str:
         """The hash of `table`'s rows in DuckDB: the cached one when `table` is unchanged, else `compute()` (the
