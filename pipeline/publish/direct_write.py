@@ -4,12 +4,13 @@ Why: a changed run writes `feed/damage_vs_reference.ndjson` (350 MB) again, and 
 buffered write into new page-cache pages cost 1.0-3.3 s of system time (the guest's free pages are handed back to
 the host, so each new page faults there first); written around the cache the same bytes took 0.4-0.7 s, and the
 release's fsync has nothing of them left to flush (docs/scaling.md#incremental-work). Where the file system refuses
-`O_DIRECT` the bytes are written as usual: only the time changes, never the file.
+`O_DIRECT` (or a direct write) the bytes are written as usual: only the time changes, never the file.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import mmap
 import os
@@ -62,8 +63,26 @@ def _gather(fd: int, buffer: memoryview, filled: int, data: memoryview) -> int:
 
 
 def _write_all(fd: int, data: memoryview) -> None:
+    """Every byte of `data` written; if the device refuses the direct write (it wants larger blocks than
+    `BLOCK`), the descriptor writes through the page cache from then on."""
     while data:
-        data = data[os.write(fd, data) :]
+        try:
+            written = os.write(fd, data)
+        except OSError as exc:
+            if exc.errno != errno.EINVAL or not _stop_direct(fd):
+                raise
+            continue
+        data = data[written:]
+
+
+def _stop_direct(fd: int) -> bool:
+    """Clear `O_DIRECT` on `fd`; False if it was not set (the error was another's)."""
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    direct = getattr(os, "O_DIRECT", 0)
+    if not flags & direct:
+        return False
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~direct)
+    return True
 
 
 def _open_direct(path: Path) -> int | None:

@@ -67,3 +67,17 @@ def test_a_small_frame_is_written_by_polars_at_once(tmp_path: Path) -> None:
     frame = pl.DataFrame({"a": [1, 2]})
     assert formats.write_feed_table("damage_vs_reference", frame, tmp_path / "f.ndjson") is None
     assert (tmp_path / "f.ndjson").read_text() == '{"a":1}\n{"a":2}\n'
+
+
+def test_a_write_the_device_refuses_goes_through_the_page_cache(tmp_path: Path) -> None:
+    """Ten bytes from an unaligned buffer: refused with `O_DIRECT` (EINVAL), then written without it."""
+    path = tmp_path / "refused.bin"
+    fd = direct_write._open_direct(path)
+    if fd is None:
+        pytest.skip("no O_DIRECT on this file system")
+    try:
+        direct_write._write_all(fd, memoryview(b"0123456789"))
+        assert not direct_write._stop_direct(fd)  # already cleared
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"0123456789"
