@@ -46,7 +46,7 @@ from pipeline.quality.release_checks import check_release
 from pipeline.quality.stage import quality_gate
 from pipeline.reconcile.stage import reconcile_stage
 from pipeline.reports import RunReports
-from pipeline.runtime import Beside, arrow_system_allocator, gc_thresholds, release_free_heap
+from pipeline.runtime import Beside, arrow_system_allocator, gc_thresholds, numpy_small_pages, release_free_heap
 from pipeline.sources.registry import ParseResult, default_inputs, read_inputs
 from pipeline.store import build_frames, store_stage
 from pipeline.store.patch import DuckdbReuse
@@ -95,7 +95,7 @@ def run_pipeline(
     release checks) -> publish (files, manifest). `matchup_scenarios`: the scenarios of `unit_matchups` (none:
     the table is not computed); `executor`: where its partitions run (default: in this process; docs/dask.md).
     Inputs and code unchanged since `latest` was built: `latest` is given back (the cache)."""
-    with open_output(out_dir) as output, gc_thresholds():
+    with open_output(out_dir) as output, gc_thresholds(), numpy_small_pages():
         paths = list(inputs) or default_inputs(config.RAW_DIR)
         cache = config.cache_dir(output.path)
         key = inputs_key(paths, tuple(matchup_scenarios)) if cache is not None else ""

@@ -99,6 +99,25 @@ def gc_thresholds(thresholds: tuple[int, int, int] = RUN_GC_THRESHOLDS) -> Itera
         gc.set_threshold(*before)
 
 
+@contextmanager
+def numpy_small_pages() -> Iterator[None]:
+    """NumPy's arrays on ordinary 4 KiB pages meanwhile: NumPy asks for transparent huge pages (`madvise`) for
+    arrays of 4 MiB or more, and a changed run fills its damage blocks sparsely, each first write to a huge page
+    zeroing 2 MiB (docs/scaling.md#incremental-work). The user's choice (`NUMPY_MADVISE_HUGEPAGE`) is kept, and
+    a NumPy without the switch is left as it is."""
+    import numpy._core.multiarray as multiarray
+
+    switch: Callable[[bool], bool] | None = getattr(multiarray, "_set_madvise_hugepage", None)
+    if switch is None or "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        yield
+        return
+    before = switch(False)
+    try:
+        yield
+    finally:
+        switch(before)
+
+
 def arrow_system_allocator() -> None:
     """Arrow allocates from the C library's malloc in this process from now on, unless the user chose a pool
     (`ARROW_DEFAULT_MEMORY_POOL`). Under Arrow's default (mimalloc), Arrow's takes right after the engine had freed

@@ -155,3 +155,38 @@ def test_a_run_holds_its_records_at_the_run_gc_thresholds(tmp_path: Path) -> Non
     assert set(seen.values()) == {runtime.RUN_GC_THRESHOLDS} != {before}
     assert {"parse inputs", "reconcile sources", "publish"} <= set(seen)
     assert gc.get_threshold() == before
+
+
+def _huge_kb(address: int) -> int:
+    """AnonHugePages of the mapping of this process that holds `address` (/proc/self/smaps)."""
+    inside = False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        first = line.split()[0]
+        if "-" in first and not first.endswith(":"):
+            start, end = (int(x, 16) for x in first.split("-"))
+            inside = start <= address < end
+        elif inside and first == "AnonHugePages:":
+            return int(line.split()[1])
+    raise AssertionError("no mapping holds the array")
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").is_file(), reason="no /proc")
+def test_numpy_arrays_sit_on_small_pages_in_the_block_and_the_switch_comes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+    import numpy._core.multiarray as multiarray
+
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    switch = multiarray._set_madvise_hugepage  # type: ignore[attr-defined]
+    before = switch(True)  # NumPy's default: huge pages asked for
+    try:
+        with runtime.numpy_small_pages():
+            filled = np.ones(16 << 20)  # 128 MiB, every page written
+            assert _huge_kb(filled.ctypes.data + filled.nbytes // 2) == 0  # its middle (the head is a page apart)
+        assert switch(True) is True  # the setting came back
+        monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")  # the user's choice is kept
+        with runtime.numpy_small_pages():
+            assert switch(True) is True
+    finally:
+        switch(before)
