@@ -9,6 +9,7 @@ release's fsync has nothing of them left to flush (docs/scaling.md#incremental-w
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -43,9 +44,10 @@ def write_direct(path: Path, chunks: Iterable[bytes]) -> str:
             _write_all(fd, view[:padded])
         os.ftruncate(fd, total)  # the padding of the last block goes
     finally:
-        view.release()
-        buffer.close()
         os.close(fd)
+        with contextlib.suppress(BufferError):  # a slice still held by an error's traceback: freed with it
+            view.release()
+            buffer.close()
     return digest.hexdigest()
 
 

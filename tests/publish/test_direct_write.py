@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -81,3 +82,14 @@ def test_a_write_the_device_refuses_goes_through_the_page_cache(tmp_path: Path) 
     finally:
         os.close(fd)
     assert path.read_bytes() == b"0123456789"
+
+
+def test_an_error_while_writing_is_the_one_raised(tmp_path: Path) -> None:
+    """The chunks fail half way (a serialiser's error): that error comes out, not the buffer's clean-up's."""
+
+    def failing() -> Iterator[bytes]:
+        yield os.urandom(3 * BLOCK + 7)
+        raise ValueError("serialiser failed")
+
+    with pytest.raises(ValueError, match="serialiser failed"):
+        write_direct(tmp_path / "half.ndjson", failing())
