@@ -21,7 +21,7 @@ from pathlib import Path
 #: Alignment of every write's buffer, length and file offset (a multiple of any disk's logical block).
 BLOCK = 4096
 #: Bytes gathered before each write (a multiple of `BLOCK`).
-BUFFER_BYTES = 32 << 20
+BUFFER_BYTES = 16 << 20
 
 
 def write_direct(path: Path, chunks: Iterable[bytes]) -> str:

@@ -67,8 +67,8 @@ def feed_tables(frames: Mapping[str, pl.DataFrame]) -> list[str]:
 
 #: A frame at least this large has its feed file written around the page cache (`direct_write.py`)...
 DIRECT_MIN_BYTES = 32 << 20
-#: ... serialised this many rows at a time (≈ 30 MB of `damage_vs_reference`'s JSON).
-FEED_CHUNK_ROWS = 50_000
+#: ... serialised this many rows at a time (≈ 12 MB of `damage_vs_reference`'s JSON).
+FEED_CHUNK_ROWS = 20_000
 
 
 def write_feed_table(table: str, frame: pl.DataFrame, path: Path) -> str | None:
