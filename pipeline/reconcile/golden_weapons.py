@@ -45,8 +45,16 @@ def _golden_row(unit_id: str, cluster: Cluster[Weapon]) -> UnitWeapon:
         unit_id=unit_id,
         weapon_ids=list(dict.fromkeys(i.record.weapon_id for _, i in cluster.entries)),
         inherited_from=inherited,
-        provenance={f: f"{source} ({_reason(cluster, f)})" for f in PROVENANCE_FIELDS},
+        provenance={f: f"{source} ({reason})" for f, reason in _reasons(cluster).items()},
     )
+
+
+def _reasons(cluster: Cluster[Weapon]) -> dict[str, str]:
+    """Each provenance field's reason; a row of one source has no other to agree or disagree with, so one
+    reason serves every field."""
+    if len(cluster.entries) == 1:
+        return dict.fromkeys(PROVENANCE_FIELDS, _reason(cluster, PROVENANCE_FIELDS[0]))
+    return {f: _reason(cluster, f) for f in PROVENANCE_FIELDS}
 
 
 def _profile(weapon: Weapon) -> tuple[object, ...]:
@@ -56,17 +64,19 @@ def _profile(weapon: Weapon) -> tuple[object, ...]:
 def _repeats(members: Sequence[Member], clusters: Sequence[Cluster[Weapon]]) -> list[Cluster[Weapon]]:
     """A datasheet's second weapon of a name with another profile (a sergeant's Combi-bolter at BS2
     beside the squad's at BS3): matching uses the first of a name, so each repeat is its own weapon."""
-    seen = {(m.datasheet_id, _profile(item.record)) for c in clusters for m, item in c.entries}
     clustered = {item.record.weapon_id for c in clusters for item in c.items}
-    extra = []
-    for member in members:
-        for weapon in member.weapons:
-            if weapon.weapon_id in clustered or (member.datasheet_id, _profile(weapon)) in seen:
-                continue
-            seen.add((member.datasheet_id, _profile(weapon)))
-            cluster: Cluster[Weapon] = Cluster(kind=weapon.kind, name=weapon.name)
-            cluster.add(member, Item(weapon.kind, weapon.name, weapon_words(weapon.name), weapon))
-            extra.append(cluster)
+    unclustered = [(m, w) for m in members for w in m.weapons if w.weapon_id not in clustered]
+    if not unclustered:  # the usual case: no profile needs comparing
+        return []
+    seen = {(m.datasheet_id, _profile(item.record)) for c in clusters for m, item in c.entries}
+    extra: list[Cluster[Weapon]] = []
+    for member, weapon in unclustered:
+        if (member.datasheet_id, _profile(weapon)) in seen:
+            continue
+        seen.add((member.datasheet_id, _profile(weapon)))
+        cluster: Cluster[Weapon] = Cluster(kind=weapon.kind, name=weapon.name)
+        cluster.add(member, Item(weapon.kind, weapon.name, weapon_words(weapon.name), weapon))
+        extra.append(cluster)
     return extra
 
 

@@ -185,3 +185,14 @@ def test_a_name_the_fresher_source_repeats_is_matched_to_every_repeat() -> None:
     assert veterans.profile_id in joined["Kill Team Veteran"] and veterans.profile_id in joined["Kill Team Veteran #2"]
     # The first Veteran profile is the main one (shared by the most datasheets): its conflict is `oc`.
     assert {c.field for c in outcome.conflicts} == {"oc", "model:Kill Team Veteran #2:oc"}
+
+
+def test_a_second_weapon_of_a_name_with_another_profile_is_a_golden_weapon_of_its_own() -> None:
+    """A sergeant's Missile pod at BS3 beside the squad's at BS5 in one datasheet: two golden weapons; a third with
+    the squad's profile again adds none."""
+    wh = sheet("wahapedia_csv", "T'au Empire", "Stealth Battlesuits")
+    squad = weapon(wh, "Missile pod", skill=5)
+    sergeant = weapon(wh, "Missile pod", skill=3).model_copy(update={"weapon_id": f"{squad.weapon_id}:2"})
+    again = weapon(wh, "Missile pod", skill=5).model_copy(update={"weapon_id": f"{squad.weapon_id}:3"})
+    weapons = golden_of(members(wh, squad, sergeant, again)).weapons
+    assert [(w.weapon_id, w.skill) for w in weapons] == [(squad.weapon_id, 5), (sergeant.weapon_id, 3)]
