@@ -146,8 +146,13 @@ def _join_by_singular(grouping: Grouping, singular: Callable[[str], str]) -> Non
             grouping.merge(key, targets[0], MATCH_PASSES[3], keep=preferred_key((key, targets[0])))
 
 
-def _spelling(one: str, other: str) -> float:
-    return SequenceMatcher(None, one, other).ratio()
+def _spelling(one: str, other: str) -> float | None:
+    """The names' similarity ratio, or None when it cannot reach `UNIT_SPELLING_RATIO` (the matcher's cheap upper
+    bounds say so first: such a name can be neither the best candidate nor tie with it)."""
+    matcher = SequenceMatcher(None, one, other)
+    if matcher.real_quick_ratio() < UNIT_SPELLING_RATIO or matcher.quick_ratio() < UNIT_SPELLING_RATIO:
+        return None
+    return matcher.ratio()
 
 
 def _join_by_spelling(grouping: Grouping) -> None:
@@ -158,9 +163,8 @@ def _join_by_spelling(grouping: Grouping) -> None:
         by_faction[key[0]].append(key)
 
     def best(key: GroupKey) -> GroupKey | None:
-        scored = sorted(
-            ((_spelling(key[1], t[1]), t) for t in by_faction[key[0]] if grouping.can_join(key, t)), reverse=True
-        )
+        joinable = (t for t in by_faction[key[0]] if grouping.can_join(key, t))
+        scored = sorted(((ratio, t) for t in joinable if (ratio := _spelling(key[1], t[1])) is not None), reverse=True)
         if not scored or scored[0][0] < UNIT_SPELLING_RATIO or (len(scored) > 1 and scored[1][0] == scored[0][0]):
             return None
         return scored[0][1]
