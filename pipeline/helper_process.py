@@ -116,8 +116,14 @@ class HelperProcess:
 
 
 def serve() -> None:
-    """The helper's main (`_BOOT`): argv holds the socket's descriptor and the role."""
+    """The helper's main (`_BOOT`): argv holds the socket's descriptor and the role. Once the run's process has
+    gone (the socket closed) the helper ends as that process does, without the interpreter's teardown
+    (`runtime.exit_now`): with GX imported that took ≈ 0.6 s, and whoever reads the run's stderr, which the
+    helper shares, waited for it (docs/scaling.md#process-exit)."""
+    from pipeline.runtime import exit_now
+
     _serve(Connection(int(sys.argv[2])), sys.argv[3])
+    exit_now(0)
 
 
 def _serve(conn: Connection, role: str) -> None:

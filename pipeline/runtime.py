@@ -176,7 +176,7 @@ def exit_now(code: int) -> NoReturn:
     """End the process as `sys.exit(code)` would, minus the interpreter's teardown: the atexit handlers run and
     the standard streams are flushed, then `os._exit`. The teardown's full collections walk every live object
     (≈ 1.1–1.3 s after a run; docs/scaling.md#process-exit) only to free memory the system takes back anyway.
-    For the console script's last step only."""
+    For the console script's last step, and a helper process's (`helper_process.serve`)."""
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
