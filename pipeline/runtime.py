@@ -8,6 +8,7 @@ import ctypes
 import ctypes.util
 import functools
 import gc
+import importlib
 import multiprocessing
 import os
 import sys
@@ -105,8 +106,10 @@ def numpy_small_pages() -> Iterator[None]:
     arrays of 4 MiB or more, and a changed run fills its damage blocks sparsely, each first write to a huge page
     zeroing 2 MiB (docs/scaling.md#incremental-work). The user's choice (`NUMPY_MADVISE_HUGEPAGE`) is kept, and
     a NumPy without the switch is left as it is."""
-    import numpy._core.multiarray as multiarray
-
+    try:  # NumPy 2's module; NumPy 1 named it `numpy.core.multiarray`
+        multiarray = importlib.import_module("numpy._core.multiarray")
+    except ImportError:
+        multiarray = None
     switch: Callable[[bool], bool] | None = getattr(multiarray, "_set_madvise_hugepage", None)
     if switch is None or "NUMPY_MADVISE_HUGEPAGE" in os.environ:
         yield
