@@ -62,18 +62,22 @@ def test_cold_cached_and_unchanged_parses_are_equal(folder: Path, tmp_path: Path
         ("Library - Titans.cat", {"Library - Titans.cat", "Chaos - Titanicus Traitoris.cat"}),  # its scope changed
     ],
 )
+@pytest.mark.parametrize("workers", [1, 2])
 def test_a_changed_catalogue_is_parsed_with_those_that_link_it(
-    folder: Path, tmp_path: Path, changed: str, parsed: set[str]
+    folder: Path, tmp_path: Path, changed: str, parsed: set[str], workers: int
 ) -> None:
     cache = tmp_path / "cache"
-    before = read_inputs([folder], cache)
+    before = read_inputs([folder], cache, workers=workers)
     _raise_points(folder / changed)
-    after = read_inputs([folder], cache)
+    after = read_inputs([folder], cache, workers=workers)  # 2: the changed ones parsed on forked processes
     assert _names(after.parsed) == parsed
     assert _names(after.reused) == set(CATALOGUES) - parsed
     cold = read_inputs([folder])
     _same(after, cold)
     assert dict(cold.dataset.tables())["points"] != dict(before.dataset.tables())["points"]
+    again = read_inputs([folder], cache, workers=workers)  # the folder's entry lists its files in file order
+    assert (again.parsed, again.reused) == ((), (str(folder),))
+    _same(again, cold)
 
 
 def _entries(cache: Path, kind: str) -> list[Path]:
