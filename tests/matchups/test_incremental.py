@@ -20,6 +20,7 @@ from pipeline import config
 from pipeline.cache.parts import PartCache
 from pipeline.damage.reference import reference_targets_frame
 from pipeline.matchups import incremental, partition
+from pipeline.matchups.fork_executor import ForkExecutor
 from pipeline.matchups.incremental import MATCHUPS_KIND, VS_REFERENCE_KIND, MatchupPartKeys, vs_reference_keys
 from pipeline.matchups.pair_table import write_file
 from pipeline.matchups.partition import MatchupInputs, compute_matchup_parts, write_partitions
@@ -182,9 +183,13 @@ def _costed(options: Sequence[UnitOption], unit: str, per_model: float | None) -
     return changed
 
 
-def test_a_points_change_recosts_its_files_to_the_cold_bytes(options: list[UnitOption], tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_points_change_recosts_its_files_to_the_cold_bytes(
+    options: list[UnitOption], tmp_path: Path, workers: int
+) -> None:
     """A change of costs alone re-costs the files that read them from the cached basis: no file computed, the
-    bytes of a cold run; a second change re-costs from the file the first one wrote."""
+    bytes of a cold run; a second change re-costs from the file the first one wrote. 2 workers: the files are
+    re-costed on two forked processes, as a run does."""
     free = next(o.unit_id for o in options if o.faction_slug == "chaos-knights" and o.target and o.sides)
     before = MatchupInputs(options, max_pairs=MAX_PAIRS)
     keys = before.keys(["default"])
@@ -192,7 +197,8 @@ def test_a_points_change_recosts_its_files_to_the_cold_bytes(options: list[UnitO
 
     def run(new: Sequence[UnitOption], name: str, cached: bool = True) -> list[partition.WrittenPartition]:
         caches = (PartCache(folder, MATCHUPS_KIND), PartCache(folder, incremental.BASIS_KIND)) if cached else ()
-        written = write_partitions(MatchupInputs(new, max_pairs=MAX_PAIRS), keys, tmp_path / name, None, *caches)
+        executor = ForkExecutor(workers)
+        written = write_partitions(MatchupInputs(new, max_pairs=MAX_PAIRS), keys, tmp_path / name, executor, *caches)
         for cache in caches:  # as a run does once it has published
             cache.prune()
         return written
