@@ -129,9 +129,7 @@ def serve() -> None:
 def _serve(conn: Connection, role: str) -> None:
     """The process: what its role needs imported (and GX set up) once, then one reply per request until its
     parent ends."""
-    runner, failure = _gx_runner() if role == "gx" else (None, None)
-    if role == "site":
-        import pipeline.publish.site.build  # noqa: F401 (Polars, Jinja2 and the templates' code, ahead)
+    runner, failure = _set_up(role)
     while True:
         try:
             request = conn.recv()
@@ -141,6 +139,38 @@ def _serve(conn: Connection, role: str) -> None:
             conn.send((True, _answer(request, runner, failure)))
         except Exception as exc:
             _send_error(conn, exc)
+
+
+#: The niceness of the thread that imports a role's libraries: the run's own processes (its parse, its forked
+#: catalogue parses) get the cores first, and the import takes what they leave (docs/scaling.md#the-helper-process).
+SETUP_NICENESS = 10
+
+
+def _set_up(role: str) -> tuple[Any, Exception | None]:
+    """What `role` needs, imported (GX set up) on a thread of lower priority; replies come from this thread,
+    whose priority is unchanged (an unprivileged thread cannot raise its priority back)."""
+    done: list[tuple[Any, Exception | None]] = []
+
+    def set_up() -> None:
+        with contextlib.suppress(OSError):  # not on this platform, or not allowed: at the usual priority
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SETUP_NICENESS)
+        try:
+            if role == "gx":
+                done.append(_gx_runner())
+            else:
+                import pipeline.publish.site.build  # noqa: F401 (Polars, Jinja2 and the templates' code, ahead)
+
+                done.append((None, None))
+        except Exception as exc:
+            done.append((None, exc))
+
+    thread = threading.Thread(target=set_up, name=f"{role}-setup", daemon=True)
+    thread.start()
+    thread.join()
+    runner, failure = done[0]
+    if failure is not None and role != "gx":
+        raise failure  # the helper ends: the run does the work itself, warned (GX's is raised where it validates)
+    return runner, failure
 
 
 def _send_error(conn: Connection, exc: Exception) -> None:

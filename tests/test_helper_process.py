@@ -3,13 +3,16 @@ frames, byte for byte; its errors are raised here; it ends with the process that
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from pipeline import helper_process
 from pipeline.helper_process import ReleaseFrames, inputs_bytes, running_helper, start_helper
 from pipeline.publish.site.build import write_site
 from pipeline.store.parquet import write_parquet_tables
@@ -149,3 +152,32 @@ def test_an_error_that_cannot_be_pickled_comes_back_as_its_text() -> None:
 def test_an_unknown_role_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown helper role 'dask'"):
         start_helper("dask")
+
+
+def _niceness() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+def test_a_helper_imports_at_a_lower_priority_and_replies_at_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+
+    def set_up_gx() -> tuple[str, None]:
+        seen.append(_niceness())
+        return "runner", None
+
+    monkeypatch.setattr(helper_process, "_gx_runner", set_up_gx)
+    before = _niceness()
+    if before + helper_process.SETUP_NICENESS > 19:
+        pytest.skip("this process runs too near the lowest priority to see it lowered")
+    assert helper_process._set_up("gx") == ("runner", None)
+    assert seen == [before + helper_process.SETUP_NICENESS]
+    assert _niceness() == before  # the thread that serves the run's requests
+
+
+def test_a_site_helper_that_cannot_import_ends_and_a_gx_one_reports_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pipeline.publish.site.build", None)  # its import raises ImportError
+    with pytest.raises(ImportError):
+        helper_process._set_up("site")
+    failure = RuntimeError("no GX")
+    monkeypatch.setattr(helper_process, "_gx_runner", lambda: (None, failure))
+    assert helper_process._set_up("gx") == (None, failure)
