@@ -141,19 +141,15 @@ def _serve(conn: Connection, role: str) -> None:
             _send_error(conn, exc)
 
 
-#: The niceness of the thread that imports a role's libraries: the run's own processes (its parse, its forked
-#: catalogue parses) get the cores first, and the import takes what they leave (docs/scaling.md#the-helper-process).
-SETUP_NICENESS = 10
-
-
 def _set_up(role: str) -> tuple[Any, Exception | None]:
     """What `role` needs, imported (GX set up) on a thread of lower priority; replies come from this thread,
     whose priority is unchanged (an unprivileged thread cannot raise its priority back)."""
     done: list[tuple[Any, Exception | None]] = []
 
     def set_up() -> None:
-        with contextlib.suppress(OSError):  # not on this platform, or not allowed: at the usual priority
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SETUP_NICENESS)
+        from pipeline.runtime import lower_thread_priority
+
+        lower_thread_priority()  # the run's own processes (its parse, its forks) get the cores first
         try:
             if role == "gx":
                 done.append(_gx_runner())

@@ -133,6 +133,19 @@ def arrow_system_allocator() -> None:
         pa.set_memory_pool(pa.system_memory_pool())
 
 
+#: The niceness background work adds to its thread (`lower_thread_priority`).
+BACKGROUND_NICENESS = 10
+
+
+def lower_thread_priority(by: int = BACKGROUND_NICENESS) -> None:
+    """Lower the calling thread's scheduling priority (Linux: niceness is per thread), for work the run does not
+    wait for yet: the run's own threads and processes get the cores first. Threads it starts afterwards inherit
+    it; an unprivileged thread cannot raise it back. Where it cannot be lowered, nothing changes."""
+    with contextlib.suppress(OSError, AttributeError):
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + by)
+
+
 def start_background(work: Callable[[], None], name: str) -> threading.Thread:
     """Run `work` (an import, say) on a daemon thread that every `fork_pool` waits for first: a process forked
     while another thread holds a lock (the import lock, a logging lock) can hang on it forever."""

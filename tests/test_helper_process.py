@@ -15,6 +15,7 @@ import pytest
 from pipeline import helper_process
 from pipeline.helper_process import ReleaseFrames, inputs_bytes, running_helper, start_helper
 from pipeline.publish.site.build import write_site
+from pipeline.runtime import BACKGROUND_NICENESS
 from pipeline.store.parquet import write_parquet_tables
 from tests.seed_frames import seed_stages
 
@@ -167,10 +168,10 @@ def test_a_helper_imports_at_a_lower_priority_and_replies_at_its_own(monkeypatch
 
     monkeypatch.setattr(helper_process, "_gx_runner", set_up_gx)
     before = _niceness()
-    if before + helper_process.SETUP_NICENESS > 19:
+    if before + BACKGROUND_NICENESS > 19:
         pytest.skip("this process runs too near the lowest priority to see it lowered")
     assert helper_process._set_up("gx") == ("runner", None)
-    assert seen == [before + helper_process.SETUP_NICENESS]
+    assert seen == [before + BACKGROUND_NICENESS]
     assert _niceness() == before  # the thread that serves the run's requests
 
 
