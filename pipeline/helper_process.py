@@ -142,31 +142,22 @@ def _serve(conn: Connection, role: str) -> None:
 
 
 def _set_up(role: str) -> tuple[Any, Exception | None]:
-    """What `role` needs, imported (GX set up) on a thread of lower priority; replies come from this thread,
-    whose priority is unchanged (an unprivileged thread cannot raise its priority back)."""
-    done: list[tuple[Any, Exception | None]] = []
+    """What `role` needs, imported (GX set up) on a thread of lower priority (`runtime.lower_thread_priority`):
+    the run's own processes get the cores first. Replies come from this thread, whose priority is unchanged (an
+    unprivileged thread cannot raise its priority back). A site helper whose import fails ends here (the run then
+    renders the site itself, warned); GX's failure is returned, to be raised where a suite is validated."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    def set_up() -> None:
-        from pipeline.runtime import lower_thread_priority
+    from pipeline.runtime import lower_thread_priority
 
-        lower_thread_priority()  # the run's own processes (its parse, its forks) get the cores first
-        try:
-            if role == "gx":
-                done.append(_gx_runner())
-            else:
-                import pipeline.publish.site.build  # noqa: F401 (Polars, Jinja2 and the templates' code, ahead)
+    with ThreadPoolExecutor(1, thread_name_prefix=f"{role}-setup", initializer=lower_thread_priority) as setup:
+        return setup.submit(_gx_runner if role == "gx" else _site_imports).result()
 
-                done.append((None, None))
-        except Exception as exc:
-            done.append((None, exc))
 
-    thread = threading.Thread(target=set_up, name=f"{role}-setup", daemon=True)
-    thread.start()
-    thread.join()
-    runner, failure = done[0]
-    if failure is not None and role != "gx":
-        raise failure  # the helper ends: the run does the work itself, warned (GX's is raised where it validates)
-    return runner, failure
+def _site_imports() -> tuple[None, None]:
+    import pipeline.publish.site.build  # noqa: F401 (Polars, Jinja2 and the templates' code, ahead)
+
+    return None, None
 
 
 def _send_error(conn: Connection, exc: Exception) -> None:
