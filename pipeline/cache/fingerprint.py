@@ -10,7 +10,7 @@ import importlib.metadata
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,18 +133,26 @@ class ValueDigest:
     as the sha256 of their fields, memoised by identity while this object lives (inputs share their weapons
     and groups): keep one only while the values it has seen are alive and unchanged."""
 
-    def __init__(self) -> None:
+    def __init__(self, fixed: Mapping[type, Mapping[str, object]] | None = None) -> None:
         self._memo: dict[int, tuple[object, bytes]] = {}
+        #: Fields read as these values whatever an instance of the class holds: the digest of
+        #: `dataclasses.replace(value, **fixed[type(value)])` without building it (a key that leaves costs out).
+        self._fixed = dict(fixed or {})
 
     def hexdigest(self, value: object) -> str:
         return hashlib.sha256(self.encode(value)).hexdigest()
 
     def encode(self, value: object) -> bytes:
         """The value's canonical bytes (self-delimiting)."""
+        exact = _BY_TYPE.get(type(value))  # the common types by their exact class: no isinstance chain
+        return exact(self, value) if exact is not None else self._encode_any(value)
+
+    def _encode_any(self, value: object) -> bytes:
         if value is None or isinstance(value, bool):
             return b"N" if value is None else (b"T" if value else b"F")
         if isinstance(value, enum.Enum):  # before int and str: StrEnum and IntEnum members are both
-            return self._tagged(b"E", value, self.encode(value.value))
+            _BY_TYPE.setdefault(type(value), ValueDigest._enum)
+            return self._enum(value)
         if isinstance(value, int):
             return _sized(b"i", str(value).encode())
         if isinstance(value, float):
@@ -154,12 +162,32 @@ class ValueDigest:
         if isinstance(value, bytes):
             return _sized(b"b", value)
         if isinstance(value, (tuple, list)):
-            return _items(b"t" if isinstance(value, tuple) else b"l", [self.encode(v) for v in value])
+            return self._sequence(value)
         if isinstance(value, (set, frozenset)):
-            return _items(b"S", sorted(self.encode(v) for v in value))
+            return self._set(value)
         if isinstance(value, Mapping):
-            return _items(b"M", sorted(self.encode(k) + self.encode(v) for k, v in value.items()))
-        return self._object(value)
+            return self._mapping(value)
+        encoded = self._object(value)
+        if dataclasses.is_dataclass(type(value)) or hasattr(type(value), "model_fields"):
+            _BY_TYPE.setdefault(type(value), ValueDigest._fields)  # that class again: straight to its fields
+        return encoded
+
+    def _enum(self, value: enum.Enum) -> bytes:
+        memo = self._memo.get(id(value))
+        if memo is not None and memo[0] is value:
+            return memo[1]
+        encoded = self._tagged(b"E", value, self.encode(value.value))
+        self._memo[id(value)] = (value, encoded)
+        return encoded
+
+    def _sequence(self, value: tuple[object, ...] | list[object]) -> bytes:
+        return _items(b"t" if isinstance(value, tuple) else b"l", [self.encode(v) for v in value])
+
+    def _set(self, value: set[object] | frozenset[object]) -> bytes:
+        return _items(b"S", sorted(self.encode(v) for v in value))
+
+    def _mapping(self, value: Mapping[object, object]) -> bytes:
+        return _items(b"M", sorted(self.encode(k) + self.encode(v) for k, v in value.items()))
 
     def _object(self, value: object) -> bytes:
         import numpy as np
@@ -172,11 +200,20 @@ class ValueDigest:
             return _sized(b"A", _sized(b"d", array.dtype.str.encode()) + shape + array.tobytes())
         if isinstance(value, np.generic):
             return self._object(np.asarray(value))
+        return self._fields(value)
+
+    def _fields(self, value: object) -> bytes:
+        """A dataclass or model: the sha256 of its fields, memoised by identity."""
         memo = self._memo.get(id(value))
         if memo is not None and memo[0] is value:
             return memo[1]
         kind, names = _field_names(type(value))
-        fields = _items(b"O", [encoded + self.encode(getattr(value, name)) for name, encoded in names])
+        fixed = self._fixed.get(type(value)) if self._fixed else None
+        if fixed:
+            read = [fixed[name] if name in fixed else getattr(value, name) for name, _ in names]
+        else:
+            read = [getattr(value, name) for name, _ in names]
+        fields = _items(b"O", [encoded + self.encode(item) for (_, encoded), item in zip(names, read, strict=True)])
         encoded = _sized(b"D", kind + hashlib.sha256(fields).digest())
         self._memo[id(value)] = (value, encoded)
         return encoded
@@ -186,6 +223,21 @@ class ValueDigest:
         kind = type(value)
         return _sized(tag, _sized(b"c", f"{kind.__module__}.{kind.__qualname__}".encode()) + body)
 
+
+#: Encoders by exact class (`ValueDigest.encode`); dataclasses and models are added as they are first met.
+_BY_TYPE: dict[type, Callable[[ValueDigest, Any], bytes]] = {
+    type(None): lambda _, value: b"N",
+    bool: lambda _, value: b"T" if value else b"F",
+    int: lambda _, value: _sized(b"i", str(value).encode()),
+    float: lambda _, value: _sized(b"f", value.hex().encode()),
+    str: lambda _, value: _sized(b"s", value.encode("utf-8", "surrogatepass")),
+    bytes: lambda _, value: _sized(b"b", value),
+    tuple: ValueDigest._sequence,
+    list: ValueDigest._sequence,
+    set: ValueDigest._set,
+    frozenset: ValueDigest._set,
+    dict: ValueDigest._mapping,
+}
 
 _FIELDS: dict[type, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
 

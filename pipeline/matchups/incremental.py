@@ -26,7 +26,7 @@ import hashlib
 import json
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from pipeline.cache.parts import PartCache
 from pipeline.matchups.partition import MatchupInputs, PartitionKey, _engine
 from pipeline.matchups.sides import UnitOption
 from pipeline.units.engine import solved_on
-from pipeline.units.model import AttackSide, Phase, TargetUnit
+from pipeline.units.model import AttackSide, ModelGroup, Phase, TargetUnit
 from pipeline.units.signature import anti_keywords
 
 #: A solved call's memo key: scenario, phase and the attackers' Anti keywords.
@@ -67,12 +67,13 @@ class PartContent:
 class MatchupPartKeys:
     """Content keys of the `unit_matchups` files of one `MatchupInputs`, per chunk and target faction."""
 
-    def __init__(self, inputs: MatchupInputs, plans: PartCache | None = None) -> None:
+    def __init__(self, inputs: MatchupInputs, plans: PartCache | None = None, reads: ValueDigest | None = None) -> None:
         self.inputs = inputs
         self.plans = plans
         self.digester = ValueDigest()
+        self.reads = reads or costless_digester()
         self.faction_targets = {f: inputs.faction_targets(f) for f in inputs.target_factions}
-        target_digests = [self.digester.hexdigest(target_read(t)) for t in inputs.targets]
+        target_digests = [self.reads.hexdigest(target_read(t)) for t in inputs.targets]
         self.targets_digest = _joined(target_digests)
         self.faction_digests = {
             f: _joined(target_digests[i] for i in index.tolist()) for f, index in self.faction_targets.items()
@@ -89,7 +90,7 @@ class MatchupPartKeys:
         """Per target faction, the content of the file (key's chunk, faction)."""
         inputs = self.inputs
         attackers = inputs.chunk_attackers(key)
-        attack = _joined(self.digester.hexdigest(attacker_read(o)) for o in attackers)
+        attack = _joined(self.reads.hexdigest(attacker_read(o)) for o in attackers)
         attack_costs = value_digest(tuple(attacker_costs(o) for o in attackers))
         solved = [(p, self._solved_on(key.scenario, p, attackers)) for p in Phase]
         contents = {}
@@ -158,7 +159,7 @@ class MatchupPartKeys:
             index = self.faction_targets[faction]
             reps = representative[:, index]
             self._represents[memo, faction] = (
-                _joined(digests[r] for r in reps.ravel().tolist()),
+                _joined([digests[r] for r in reps.ravel().tolist()]),
                 np.setdiff1d(reps, index).tolist(),
             )
         return self._represents[memo, faction]
@@ -169,10 +170,17 @@ class MatchupPartKeys:
         return self._signatures[defence]
 
 
+def costless_digester() -> ValueDigest:
+    """A `ValueDigest` that reads every model group's and attack side's points as 0: the digest of what a basis
+    reads (`attacker_read`, `target_read`) without building costless copies of the options. One digester
+    serves a plan's every read (its memo: the options share their sides, groups and weapons)."""
+    return ValueDigest(fixed={ModelGroup: {"points": 0.0}, AttackSide: {"points": 0.0}})
+
+
 def attacker_read(option: UnitOption) -> tuple[object, ...]:
     """What a `unit_matchups` file's basis reads of an attacking option: its id, models and attack sides, their
-    costs left out (`attacker_costs`)."""
-    return (option.unit_id, option.models, {p: replace(s, points=0.0) for p, s in option.sides.items()})
+    costs left out by the digester (`costless_digester`; the costs: `attacker_costs`)."""
+    return (option.unit_id, option.models, option.sides)
 
 
 def attacker_costs(option: UnitOption) -> tuple[object, ...]:
@@ -182,8 +190,8 @@ def attacker_costs(option: UnitOption) -> tuple[object, ...]:
 
 def target_read(option: UnitOption) -> tuple[object, ...]:
     """What a `unit_matchups` file's basis reads of a target option: its id, models and target unit, its costs
-    left out (`target_costs`)."""
-    return (option.unit_id, option.models, _costless(option.target))
+    left out by the digester (`costless_digester`; the costs: `target_costs`)."""
+    return (option.unit_id, option.models, option.target)
 
 
 def target_costs(option: UnitOption) -> tuple[object, ...]:
@@ -192,23 +200,17 @@ def target_costs(option: UnitOption) -> tuple[object, ...]:
     return (option.cost, tuple(g.points for g in groups))
 
 
-def _costless(target: TargetUnit | None) -> TargetUnit | None:
-    if target is None:
-        return None
-    return replace(
-        target,
-        groups=tuple(replace(g, points=0.0) for g in target.groups),
-        leader=tuple(replace(g, points=0.0) for g in target.leader),
-    )
-
-
 def vs_reference_keys(
-    options: Sequence[UnitOption], references: Sequence[UnitOption], scenarios: Sequence[str]
+    options: Sequence[UnitOption],
+    references: Sequence[UnitOption],
+    scenarios: Sequence[str],
+    reads: ValueDigest | None = None,
 ) -> dict[str, str]:
     """Per attacker faction (slug), the content key of its `unit_vs_reference` piece: its golden options (in
-    order; what the rows read of them), the reference units and the scenarios."""
-    digester = ValueDigest()
-    reference = _joined(digester.hexdigest(r) for r in references)
+    order; what the rows read of them), the reference units and the scenarios. `reads`: the plan's
+    `costless_digester` (its memo serves the files' keys too)."""
+    digester = reads or costless_digester()
+    reference = _joined(ValueDigest().hexdigest(r) for r in references)  # every field: their costs too
     scenario = value_digest(tuple(scenarios))
     costed = any(r.cost > 0 for r in references)  # else every points column is null: no cost is read
     by_faction: dict[str, list[str]] = {}
@@ -222,5 +224,6 @@ def vs_reference_keys(
 
 
 def _joined(digests: Iterable[str]) -> str:
-    """One sha256 over a sequence of hex digests (in order)."""
-    return hashlib.sha256("".join(f"{item}\n" for item in digests).encode()).hexdigest()
+    """One sha256 over a sequence of hex digests (in order), each followed by a line break."""
+    items = list(digests)
+    return hashlib.sha256(("\n".join(items) + "\n" if items else "").encode()).hexdigest()

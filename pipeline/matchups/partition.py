@@ -41,6 +41,7 @@ from pipeline.units.engine import UnitEngine, compute_matchups
 from pipeline.units.model import Phase
 
 if TYPE_CHECKING:
+    from pipeline.cache.fingerprint import ValueDigest
     from pipeline.matchups.incremental import PartContent
 
 K = TypeVar("K")
@@ -427,12 +428,15 @@ def plan_tasks(
     return placed, tasks
 
 
-def file_contents(inputs: MatchupInputs, scenarios: Sequence[str], plans: PartCache | None = None) -> Contents:
+def file_contents(
+    inputs: MatchupInputs, scenarios: Sequence[str], plans: PartCache | None = None, reads: ValueDigest | None = None
+) -> Contents:
     """Per chunk of `scenarios`, the content of each of its files (`incremental.MatchupPartKeys`): what the
-    cache is asked for. Reads no cache but `plans`, so a run makes it before the release folder exists."""
+    cache is asked for. Reads no cache but `plans`, so a run makes it before the release folder exists.
+    `reads`: a `costless_digester` that has already read some of the options (the plan shares one)."""
     from pipeline.matchups.incremental import MatchupPartKeys  # digests every target: not for no file at all
 
-    parts = MatchupPartKeys(inputs, plans)
+    parts = MatchupPartKeys(inputs, plans, reads)
     return {key.chunk_key: parts.of(key.chunk_key) for key in inputs.keys(scenarios)}
 
 

@@ -97,13 +97,14 @@ def plan_matchups(
     keys: dict[str, str] = {}
     contents, plans = None, None
     if pieces.folder is not None:
-        from pipeline.matchups.incremental import vs_reference_keys
+        from pipeline.matchups.incremental import costless_digester, vs_reference_keys
 
+        reads = costless_digester()  # one for both: the options' sides are read once
         golden = [o for o in options if "+" not in o.unit_id]
-        keys = vs_reference_keys(golden, references, config.MATCHUP_REFERENCE_SCENARIOS)
+        keys = vs_reference_keys(golden, references, config.MATCHUP_REFERENCE_SCENARIOS, reads)
         if scenarios:
             plans = PartCache(cache, PLAN_KIND)
-            contents = file_contents(_inputs(options, 1), scenarios, plans)
+            contents = file_contents(_inputs(options, 1), scenarios, plans, reads)
     held = pieces.entry_keys()
     computes = not keys or any(key not in held for key in keys.values())
     if scenarios:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +19,14 @@ _VALUED = ("sustained_hits", "rapid_fire", "melta")
 
 
 def _dice(value: object) -> Dice:
-    return value if isinstance(value, Dice) else parse_dice(str(value))
+    return value if isinstance(value, Dice) else _parsed(str(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> Dice:
+    """One `Dice` per text (frozen, so shared): a few hundred distinct texts among the weapons' many values, and
+    the plan's digest reads a shared object once."""
+    return parse_dice(text)
 
 
 def engine_weapon(row: Mapping[str, Any]) -> Weapon:
