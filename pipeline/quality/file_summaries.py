@@ -1,6 +1,6 @@
-"""A summary query added up file by file: each file's summary row is kept in the cache under the file's sha256
-(and those of the tables the query joins), so a run that wrote a few of the matrix's files again scans only
-those (docs/quality.md#summaries-by-file).
+"""A summary query added up file by file: each file's summary rows are kept in the cache under the file's
+sha256 (and those of the tables the query joins; every file of a suite in one entry), so a run that wrote a few
+of the matrix's files again scans only those (docs/quality.md#summaries-by-file).
 
 The query runs unchanged on a temporary view that shadows the relation on this connection only: the files to
 scan, each file's path standing in for the first key column (a hive folder of the relation), so one scan
@@ -12,11 +12,15 @@ whole relation.
 from __future__ import annotations
 
 import io
+import itertools
+import json
+import warnings
 from pathlib import Path, PurePosixPath
 
 import duckdb
 import pyarrow as pa
 
+from pipeline.cache.entries import CacheWarning
 from pipeline.cache.fingerprint import code_fingerprint, key_of
 from pipeline.quality.batches import summary_query
 from pipeline.quality.memo import QualityMemo, read_relations
@@ -24,6 +28,9 @@ from pipeline.quality.suites import FileSummarySpec, SuiteSpec
 
 #: The name the files' rows are registered under while they are added up.
 _PARTS = "file_summary_parts"
+
+#: The bundle's metadata field: `[[file key, rows], ...]` in the order of its rows.
+_KEYS = b"dataslate.file_keys"
 
 
 def summary_by_file(
@@ -41,12 +48,18 @@ def summary_by_file(
         return None
     joined = [f"{name}={sha}" for r in sorted(relations - {spec.relation}) for name, sha in memo.files(r)]
     keys = {name: key_of(code_fingerprint(), "quality_files", suite.table, sha, *joined) for name, sha in files}
-    rows = {name: _cached(memo, key) for name, key in keys.items()}
+    bundle = key_of(code_fingerprint(), "quality_files", "bundle", suite.table)
+    held = _held(memo, bundle)
+    rows = {name: held.get(key) for name, key in keys.items()}
     missing = [name for name, row in rows.items() if row is None]
+    memo.files_read.update(keys[name] for name, row in rows.items() if row is not None)
     if missing:
         for name, row in _scan(con, suite, present, spec, missing).items():
-            memo.by_file.keep_bytes(keys[name], _ipc(row))
+            memo.files_summarised.add(keys[name])
             rows[name] = row
+    by_key = {keys[name]: row for name, row in rows.items() if row is not None}
+    if by_key.keys() != held.keys():
+        memo.by_file.keep_bytes(bundle, _bundled(by_key))
     return _added_up(con, suite, spec, {name: row for name, row in rows.items() if row is not None})
 
 
@@ -59,12 +72,31 @@ def _is_view(con: duckdb.DuckDBPyConnection, relation: str) -> bool:
     return bool(found) and found[0][0] == "VIEW"
 
 
-def _cached(memo: QualityMemo, key: str) -> pa.Table | None:
-    found = memo.by_file.get(key)
-    return None if found is None else pa.ipc.open_stream(found[0].read_bytes()).read_all()
+def _held(memo: QualityMemo, bundle: str) -> dict[str, pa.Table]:
+    """The rows kept by the last run, by file key: one cache entry for every file of the suite (reading an
+    entry per file cost more than scanning the few files that changed). A bundle that does not add up is
+    ignored with a warning."""
+    found = memo.by_file.get(bundle)
+    if found is None:
+        return {}
+    try:
+        table = pa.ipc.open_stream(found[0].read_bytes()).read_all()
+        counts = json.loads((table.schema.metadata or {})[_KEYS])
+        starts = itertools.accumulate((int(n) for _, n in counts), initial=0)
+        held = {str(key): table.slice(start, int(n)) for (key, n), start in zip(counts, starts, strict=False)}
+        if sum(int(n) for _, n in counts) != table.num_rows or len(held) != len(counts):
+            raise ValueError("its counts do not add up to its rows")
+    except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
+        warnings.warn(f"cache file summaries ignored, recomputing: {found[0]}: {exc}", CacheWarning, stacklevel=2)
+        return {}
+    return {key: rows.replace_schema_metadata(None) for key, rows in held.items()}
 
 
-def _ipc(table: pa.Table) -> bytes:
+def _bundled(rows: dict[str, pa.Table]) -> bytes:
+    """Every file's rows in one Arrow IPC stream, with each file's key and row count in its metadata."""
+    tables = [table.replace_schema_metadata(None) for table in rows.values()]
+    counts = json.dumps([[key, table.num_rows] for key, table in rows.items()])
+    table = pa.concat_tables(tables).combine_chunks().replace_schema_metadata({_KEYS: counts})  # one batch
     sink = io.BytesIO()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)

@@ -66,6 +66,8 @@ class QualityMemo:
     by_rows: PartCache  # outcomes by the rows GX validates (`batch_key`)
     validated: set[str] = field(default_factory=set)  # tables GX validated this run
     reused: set[str] = field(default_factory=set)  # tables whose outcomes came from the cache
+    files_summarised: set[str] = field(default_factory=set)  # file keys whose summary rows this run computed
+    files_read: set[str] = field(default_factory=set)  # file keys whose summary rows it read from the cache
 
     @classmethod
     def of(cls, cache: Path | None, release: Path, known: Mapping[str, str]) -> QualityMemo:
@@ -137,7 +139,7 @@ class QualityMemo:
     @property
     def file_summaries(self) -> tuple[int, int]:
         """Files whose summary rows this run computed, and those read from the cache."""
-        return len(self.by_file.kept), len(self.by_file.used - self.by_file.kept)
+        return len(self.files_summarised), len(self.files_read - self.files_summarised)
 
 
 def report_from_dict(data: Mapping[str, Any]) -> TableReport:

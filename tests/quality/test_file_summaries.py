@@ -129,3 +129,30 @@ def test_a_run_adds_up_both_summaries_by_file(tmp_path: Path) -> None:
         added, whole = _summaries(release, QualityMemo.of(tmp_path / "cache", release, {}), table)
         assert list(added.dtypes) == list(whole.dtypes) and added.equals(whole)  # type: ignore[attr-defined]
         assert len(whole) == {"unit_matchups": 2, "damage_matrix": 5}[table]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("metadata", [{}, {b"dataslate.file_keys": b"[]"}, {b"dataslate.file_keys": b"not json"}])
+def test_a_bundle_that_does_not_add_up_is_ignored(
+    built: SeedStages, tmp_path: Path, metadata: dict[bytes, bytes]
+) -> None:
+    """The suite's kept rows in one entry, replaced (bytes and entry alike) by rows without file keys, with
+    none, or with unreadable ones: ignored with a warning, every file scanned again, the same summary."""
+    import pyarrow as pa
+
+    from pipeline.cache.entries import CacheWarning
+    from pipeline.cache.fingerprint import code_fingerprint, key_of
+
+    cache, release = tmp_path / "cache", tmp_path / "release"
+    known = _stored(built.frames, release, cache)
+    whole = _summaries(release, QualityMemo.of(cache, release, known))[1]
+    memo = QualityMemo.of(cache, release, known)
+    rows = pa.table({"scenario": ["default"]}).replace_schema_metadata(metadata)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, rows.schema) as writer:
+        writer.write_table(rows)
+    memo.by_file.keep_bytes(
+        key_of(code_fingerprint(), "quality_files", "bundle", "damage_matrix"), sink.getvalue().to_pybytes()
+    )
+    with pytest.warns(CacheWarning, match="file summaries ignored"):
+        added = _summaries(release, memo)[0]
+    assert added.equals(whole) and memo.file_summaries == (11, 0)  # type: ignore[attr-defined]
