@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Generic, NoReturn, TypeVar, cast
 
 T = TypeVar("T")
@@ -235,6 +236,27 @@ def _malloc_trim() -> Callable[[int], int] | None:
     name = ctypes.util.find_library("c")
     trim = None if name is None else getattr(ctypes.CDLL(name), "malloc_trim", None)
     return cast("Callable[[int], int] | None", trim)
+
+
+@functools.cache
+def _syncfs() -> Callable[[int], int] | None:
+    """Linux's `syncfs`, looked up once; None where the C library has none."""
+    name = ctypes.util.find_library("c")
+    found = None if name is None else getattr(ctypes.CDLL(name, use_errno=True), "syncfs", None)
+    return cast("Callable[[int], int] | None", found)
+
+
+def sync_file_system(path: Path) -> bool:
+    """Flush the whole file system holding `path` to disk (`syncfs`: every file and folder written to it, in one
+    call); False where there is no `syncfs` or it failed (the caller flushes file by file)."""
+    syncfs = _syncfs()
+    if syncfs is None:
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return syncfs(fd) == 0
+    finally:
+        os.close(fd)
 
 
 def release_free_heap() -> bool:

@@ -17,6 +17,7 @@ from pathlib import Path
 from pipeline import config
 from pipeline.errors import PublishError, ReleaseNotFoundError
 from pipeline.ids import content_hash, file_sha256
+from pipeline.runtime import sync_file_system
 
 #: Top-level conveniences that always point into the latest release.
 CONVENIENCE_LINKS = (config.DUCKDB_FILENAME, "manifest.json")
@@ -33,7 +34,11 @@ FSYNC_THREADS = 16
 
 
 def fsync_tree(root: Path) -> None:
-    """Flush every file and folder under root to disk before the rename (files first, then their folders)."""
+    """Flush every file and folder under root to disk before the rename: one `syncfs` of its file system where
+    there is one (an fsync per path cost 0.2-0.3 s for a release's 2,000 files, most of them already on disk),
+    else files first, then their folders."""
+    if sync_file_system(root):
+        return
     walked = list(os.walk(root))
     files = [os.path.join(folder, name) for folder, _, names in walked for name in names]
     with ThreadPoolExecutor(max_workers=FSYNC_THREADS) as pool:

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import PublishError
+from pipeline.publish import release
 from pipeline.publish.release import fsync_tree, resolve_release, staging_release, switch_latest, version_id
+from pipeline.runtime import sync_file_system
 
 
 def _release(out: Path, version: str, text: str) -> None:
@@ -59,8 +61,8 @@ def test_a_real_latest_folder_is_never_replaced(tmp_path: Path) -> None:
         switch_latest(tmp_path, "v1")
 
 
-def test_every_file_is_flushed_before_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The flush runs on threads: each path is still flushed once, and a folder only after all the files."""
+def _recorded_fsyncs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Three files in two folders under tmp_path; the paths `fsync_tree(tmp_path)` flushes one by one, in order."""
     for name in ("a/x.txt", "a/b/y.txt", "z.txt"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(name)
@@ -73,6 +75,20 @@ def test_every_file_is_flushed_before_its_folder(tmp_path: Path, monkeypatch: py
 
     monkeypatch.setattr(os, "fsync", recording_fsync)
     fsync_tree(tmp_path)
+    return flushed
+
+
+def test_a_linux_file_system_is_flushed_in_one_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`syncfs` flushes every file and folder of the release's file system at once: no fsync per path."""
+    assert sync_file_system(tmp_path)
+    assert _recorded_fsyncs(tmp_path, monkeypatch) == []
+
+
+def test_every_file_is_flushed_before_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without `syncfs` the flush runs on threads: each path is still flushed once, and a folder only after all
+    the files."""
+    monkeypatch.setattr(release, "sync_file_system", lambda path: False)
+    flushed = _recorded_fsyncs(tmp_path, monkeypatch)
     files = {str(tmp_path / n) for n in ("a/x.txt", "a/b/y.txt", "z.txt")}
     folders = {str(tmp_path), str(tmp_path / "a"), str(tmp_path / "a/b")}
     assert sorted(flushed) == sorted(files | folders)
