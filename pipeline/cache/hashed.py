@@ -1,24 +1,29 @@
 """sha256 of files that are never changed once written (cache blobs, a release's files), remembered with their
-identity, so that a file hashed ahead on a thread is not read again when it is checked (docs/releases.md#hashed-ahead).
+identity, so that a file hashed ahead is not read again when it is checked (docs/releases.md#hashed-ahead).
 
 A run checks every cached file it places against the sha256 recorded beside it (≈ 1.2 GB on the shared corpora
-when one catalogue changed). Its first stages keep one core busy, so `hash_ahead` reads and hashes the files the
-run is likely to place on another thread meanwhile (hashlib and file reads release the GIL); the check itself
-is unchanged. A file's identity is its device, inode, size, modification and change times: a file rewritten or
-replaced since it was hashed is hashed again (the change time cannot be set back by any user call). A hash is
-remembered only for a file last changed well before it was read (`SETTLED_NS`), so that a change in the same
-tick of the file system's clock as the read cannot go unseen.
+when one catalogue changed, 2 CPU s of sha256). Its first stages keep one core busy, so `hash_ahead` reads and
+hashes the files the run is likely to place on a forked process at a lower priority meanwhile, which sends each
+task's hashes back (a thread of this process, as before, handed this process's GIL back and forth with the
+run's thread at every file); the check itself is unchanged. A file's identity is its device, inode, size,
+modification and change times: a file rewritten or replaced since it was hashed is hashed again (the change time
+cannot be set back by any user call). A hash is remembered only for a file last changed well before it was read
+(`SETTLED_NS`), so that a change in the same tick of the file system's clock as the read cannot go unseen.
 """
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from pipeline.ids import stored_file_sha256
+from pipeline.runtime import fork_pool, lower_thread_priority
 
 #: How long before it is read a file must have last changed for its hash to be remembered (file system clocks
 #: tick every few milliseconds).
@@ -34,7 +39,10 @@ def identity(path: str) -> tuple[int, ...]:
 
 
 def unchanged_sha256(path: str) -> str:
-    """`stored_file_sha256(path)`, or the one this process found earlier for the file if its identity is unchanged."""
+    """`stored_file_sha256(path)`, or the one this process (or its hashing process) found earlier for the file if
+    its identity is unchanged."""
+    if _pending:
+        _absorb_done()
     before = identity(path)
     with _lock:
         found = _known.get(path)
@@ -48,16 +56,55 @@ def unchanged_sha256(path: str) -> str:
     return sha
 
 
-def hash_ahead(paths: Iterable[Path]) -> threading.Thread:
-    """Hash `paths` (in order; missing or unreadable ones skipped) on a daemon thread, for `unchanged_sha256`.
-    Not a `runtime.start_background` thread, which forks wait for: it imports nothing and takes no lock but
-    this module's, which a forked process never asks for, so the parse's forks need not wait."""
-    listed = list(paths)
+#: Bytes of files hashed in one task of the hashing process: its results come back (and serve) task by task.
+AHEAD_TASK_BYTES = 64 << 20
+
+_pending: list[HashedAhead] = []
+
+
+class HashedAhead:
+    """Files being hashed on a forked process (at a lower priority): each task's hashes join this process's as
+    soon as it is done, when a hash is next asked for; `join()` waits for all of them."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        pool = fork_pool(1) if paths else None  # its process is forked at the first task
+        self._pool: ProcessPoolExecutor | None = pool
+        self._futures = [pool.submit(_hashed, task) for task in _tasks(paths)] if pool is not None else []
+
+    def absorb(self, wait: bool = False) -> bool:
+        """Take the hashes of the tasks done (all of them with `wait`); True once none is left."""
+        while self._futures and (wait or self._futures[0].done()):
+            future = self._futures.pop(0)
+            results: list[tuple[str, tuple[int, ...], str]] = []
+            with contextlib.suppress(Exception):  # a task that failed: its files are hashed here, when asked
+                results = future.result()
+            with _lock:
+                _known.update({path: (tuple(found), sha) for path, found, sha in results})
+        if not self._futures and self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+        return self._pool is None
+
+    def join(self) -> None:
+        self.absorb(wait=True)
+
+
+def hash_ahead(paths: Iterable[Path]) -> HashedAhead | threading.Thread:
+    """Hash `paths` (in order; missing or unreadable ones skipped) for `unchanged_sha256`: on a forked process
+    at a lower priority (no hand-over of this process's GIL per file: the run's thread runs as if alone), or
+    where there is no fork on a daemon thread (not a `runtime.start_background` one, which forks wait for: it
+    imports nothing and takes no lock but this module's, which a forked process never asks for)."""
+    listed = [str(path) for path in paths]
+    if "fork" in multiprocessing.get_all_start_methods():
+        ahead = HashedAhead(listed)
+        with _lock:
+            _pending.append(ahead)
+        return ahead
 
     def work() -> None:
         for path in listed:
             try:
-                unchanged_sha256(str(path))
+                unchanged_sha256(path)
             except OSError:
                 continue
 
@@ -66,7 +113,52 @@ def hash_ahead(paths: Iterable[Path]) -> threading.Thread:
     return thread
 
 
+def _tasks(paths: Sequence[str]) -> Iterator[list[str]]:
+    """The paths in order, cut into tasks of about `AHEAD_TASK_BYTES`."""
+    task: list[str] = []
+    size = 0
+    for path in paths:
+        with contextlib.suppress(OSError):
+            size += os.stat(path).st_size
+        task.append(path)
+        if size >= AHEAD_TASK_BYTES:
+            yield task
+            task, size = [], 0
+    if task:
+        yield task
+
+
+def _hashed(paths: list[str]) -> list[tuple[str, tuple[int, ...], str]]:
+    """In the hashing process: (path, identity, sha256) of each settled file that did not change while read."""
+    lower_thread_priority()
+    found = []
+    for path in paths:
+        try:
+            before = identity(path)
+            started = time.time_ns()
+            sha = stored_file_sha256(path)
+            if identity(path) == before and before[-1] < started - SETTLED_NS:
+                found.append((path, before, sha))
+        except OSError:
+            continue
+    return found
+
+
+def _absorb_done() -> None:
+    with _lock:
+        pending = list(_pending)
+    for ahead in pending:
+        if ahead.absorb():
+            with _lock, contextlib.suppress(ValueError):
+                _pending.remove(ahead)
+
+
 def forget_hashes() -> None:
-    """Drop what this process remembers (the tests start each from nothing)."""
+    """Drop what this process remembers, and any hashing still going on (the tests start each from nothing)."""
+    with _lock:
+        pending, _pending[:] = list(_pending), []
+        _known.clear()
+    for ahead in pending:
+        ahead.join()
     with _lock:
         _known.clear()

@@ -4,6 +4,7 @@ again."""
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import time
 from collections.abc import Iterator
@@ -41,12 +42,44 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_settled_file_hashed_ahead_is_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hashed on the forked process (its reads are not this process's): here, the file is never read."""
     path = tmp_path / "part.bin"
     _settled(path, b"rows" * 1000, monkeypatch)
     reads = _counting(monkeypatch)
-    hashed.hash_ahead([path, tmp_path / "missing.bin"]).join()
+    ahead = hashed.hash_ahead([path, tmp_path / "missing.bin"])
+    assert isinstance(ahead, hashed.HashedAhead)
+    ahead.join()
+    assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"rows" * 1000).hexdigest()
+    assert reads == []
+
+
+def test_without_fork_a_thread_hashes_ahead(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "part.bin"
+    _settled(path, b"rows" * 1000, monkeypatch)
+    reads = _counting(monkeypatch)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    ahead = hashed.hash_ahead([path, tmp_path / "missing.bin"])
+    assert not isinstance(ahead, hashed.HashedAhead)
+    ahead.join()
     assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"rows" * 1000).hexdigest()
     assert reads == [str(path)]
+
+
+def test_hashes_serve_task_by_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files cut into tasks of about `AHEAD_TASK_BYTES`; a hash asked for takes those of the tasks already done,
+    and a file changed after the process hashed it is hashed again here."""
+    monkeypatch.setattr(hashed, "AHEAD_TASK_BYTES", 100)
+    paths = [tmp_path / f"part-{n}.bin" for n in range(5)]
+    for n, path in enumerate(paths):
+        path.write_bytes(bytes([n]) * 60)
+    monkeypatch.setattr(hashed, "SETTLED_NS", 20_000_000)
+    time.sleep(0.05)
+    assert [len(task) for task in hashed._tasks([str(p) for p in paths])] == [2, 2, 1]
+    reads = _counting(monkeypatch)
+    hashed.hash_ahead(paths).join()
+    paths[4].write_bytes(b"changed")
+    assert [hashed.unchanged_sha256(str(p)) for p in paths] == [file_sha256(str(p)) for p in paths]
+    assert reads == [str(paths[4])]
 
 
 @pytest.mark.parametrize("times_set_back", [False, True])
