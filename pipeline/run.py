@@ -16,7 +16,7 @@ import polars as pl
 
 from pipeline import __version__, config
 from pipeline.cache.fingerprint import inputs_key
-from pipeline.cache.hashed import hash_ahead
+from pipeline.cache.hashed import hash_ahead, hashing_stopped
 from pipeline.cache.parts import PartCache, part_files
 from pipeline.damage.reference import reference_stage
 from pipeline.damage.reference_columns import REFERENCE_KIND
@@ -102,7 +102,7 @@ def run_pipeline(
         reused = reusable_release(cache, key, output.latest, output.path) if cache is not None else None
         if reused is not None:
             return _reused_result(reused)
-        with removed_on_failure(cache):
+        with removed_on_failure(cache), hashing_stopped():  # a forked hashing process holds the folder's lock too
             result = _run(paths, output, stage, max_row_drop, cache, matchup_scenarios, executor)
         if cache is not None:
             remember_release(cache, key, result.release)

@@ -11,16 +11,21 @@ import gc
 import importlib
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Generic, NoReturn, TypeVar, cast
 
 T = TypeVar("T")
+
+#: Linux's `prctl` option: the signal a process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
 
 #: Threads started by `start_background`; `fork_pool` waits for them.
 _background: list[threading.Thread] = []
@@ -206,6 +211,28 @@ def fork_pool(workers: int) -> ProcessPoolExecutor:
     for thread in _background:
         thread.join()
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+
+
+def forked_process(target: Callable[..., None], *args: Any) -> BaseProcess:
+    """`target(*args)` on a forked process, started once no `start_background` thread is running; the process is
+    killed when this one dies (Linux: `PR_SET_PDEATHSIG`), so that nothing it inherited (an output folder's lock)
+    outlives a killed run."""
+    for thread in _background:
+        thread.join()
+    process = multiprocessing.get_context("fork").Process(target=_orphan_proof, args=(os.getpid(), target, *args))
+    process.daemon = True
+    process.start()
+    return process
+
+
+def _orphan_proof(parent: int, target: Callable[..., None], *args: Any) -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        name = ctypes.util.find_library("c")
+        if name is not None:
+            ctypes.CDLL(name).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        return
+    target(*args)
 
 
 def _run_forked_task(key: Any) -> Any:

@@ -190,3 +190,33 @@ def test_numpy_arrays_sit_on_small_pages_in_the_block_and_the_switch_comes_back(
             assert switch(True) is True
     finally:
         switch(before)
+
+
+ORPHAN_SCRIPT = """
+import os, signal, sys, time
+from pipeline.runtime import forked_process
+child = forked_process(time.sleep, 60)
+print(child.pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or a zombie nobody reaped yet (it holds nothing any more)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in {"Z", "X"}
+
+
+def test_a_forked_process_dies_with_its_killed_parent() -> None:
+    """A process forked by `forked_process` (the hash-ahead one holds the output folder's lock it inherited) is
+    killed when its parent is: a killed run leaves no process behind to keep its folder locked."""
+    proc = subprocess.run([sys.executable, "-c", ORPHAN_SCRIPT], capture_output=True, text=True, cwd=config.REPO_ROOT)
+    assert proc.returncode == -9
+    child = int(proc.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while not _gone(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(child)

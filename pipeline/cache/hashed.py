@@ -19,11 +19,12 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from pipeline.ids import stored_file_sha256
-from pipeline.runtime import fork_pool, lower_thread_priority
+from pipeline.runtime import forked_process, lower_thread_priority
 
 #: How long before it is read a file must have last changed for its hash to be remembered (file system clocks
 #: tick every few milliseconds).
@@ -63,30 +64,47 @@ _pending: list[HashedAhead] = []
 
 
 class HashedAhead:
-    """Files being hashed on a forked process (at a lower priority): each task's hashes join this process's as
-    soon as it is done, when a hash is next asked for; `join()` waits for all of them."""
+    """Files being hashed on a forked process (at a lower priority, killed if this process dies): each task's
+    hashes join this process's as soon as they are sent, when a hash is next asked for; `join()` waits for all
+    of them. The process ends when it has sent the last: a forked process holds what this one had open (the output
+    folder's lock among it), so it never outlives the hashing (`stop()` ends it sooner)."""
 
     def __init__(self, paths: Sequence[str]) -> None:
-        pool = fork_pool(1) if paths else None  # its process is forked at the first task
-        self._pool: ProcessPoolExecutor | None = pool
-        self._futures = [pool.submit(_hashed, task) for task in _tasks(paths)] if pool is not None else []
+        self._guard = threading.RLock()  # absorbed from any thread that checks a hash
+        tasks = list(_tasks(paths))
+        self._reader: Connection | None = None
+        self._process: BaseProcess | None = None
+        if tasks:
+            self._reader, writer = multiprocessing.get_context("fork").Pipe(duplex=False)
+            self._process = forked_process(_hash_tasks, tasks, writer)
+            writer.close()  # the process's end: its end of file tells this one that every task was sent
 
     def absorb(self, wait: bool = False) -> bool:
-        """Take the hashes of the tasks done (all of them with `wait`); True once none is left."""
-        while self._futures and (wait or self._futures[0].done()):
-            future = self._futures.pop(0)
-            results: list[tuple[str, tuple[int, ...], str]] = []
-            with contextlib.suppress(Exception):  # a task that failed: its files are hashed here, when asked
-                results = future.result()
-            with _lock:
-                _known.update({path: (tuple(found), sha) for path, found, sha in results})
-        if not self._futures and self._pool is not None:
-            self._pool.shutdown(wait=False)
-            self._pool = None
-        return self._pool is None
+        """Take the hashes of the tasks sent (of every task, with `wait`); True once the process has ended."""
+        with self._guard:
+            while self._reader is not None and (wait or self._reader.poll()):
+                try:
+                    results = self._reader.recv()
+                except (EOFError, OSError):  # every task sent (or the process died: the rest are hashed here)
+                    self.stop()
+                    break
+                with _lock:
+                    _known.update({path: (tuple(found), sha) for path, found, sha in results})
+            return self._reader is None
 
     def join(self) -> None:
         self.absorb(wait=True)
+
+    def stop(self) -> None:
+        """End the process now (what it has not sent is hashed here when asked for)."""
+        with self._guard:
+            if self._process is not None:
+                self._process.kill()
+                self._process.join()
+                self._process = None
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
 
 def hash_ahead(paths: Iterable[Path]) -> HashedAhead | threading.Thread:
@@ -128,9 +146,16 @@ def _tasks(paths: Sequence[str]) -> Iterator[list[str]]:
         yield task
 
 
-def _hashed(paths: list[str]) -> list[tuple[str, tuple[int, ...], str]]:
-    """In the hashing process: (path, identity, sha256) of each settled file that did not change while read."""
+def _hash_tasks(tasks: list[list[str]], writer: Connection) -> None:
+    """In the hashing process: each task's (path, identity, sha256) sent as soon as it is done."""
     lower_thread_priority()
+    for task in tasks:
+        writer.send(_hashed(task))
+    writer.close()
+
+
+def _hashed(paths: list[str]) -> list[tuple[str, tuple[int, ...], str]]:
+    """(path, identity, sha256) of each settled file that did not change while read."""
     found = []
     for path in paths:
         try:
@@ -151,6 +176,18 @@ def _absorb_done() -> None:
         if ahead.absorb():
             with _lock, contextlib.suppress(ValueError):
                 _pending.remove(ahead)
+
+
+@contextlib.contextmanager
+def hashing_stopped() -> Iterator[None]:
+    """On leaving, end every hashing process still running (a run's, before it lets its output folder go)."""
+    try:
+        yield
+    finally:
+        with _lock:
+            pending, _pending[:] = list(_pending), []
+        for ahead in pending:
+            ahead.stop()
 
 
 def forget_hashes() -> None:

@@ -123,3 +123,20 @@ def test_a_stored_file_mapped_window_by_window_hashes_as_read(
     path = tmp_path / "stored.bin"
     path.write_bytes(os.urandom(size))
     assert ids.stored_file_sha256(str(path)) == hashlib.sha256(path.read_bytes()).hexdigest() == file_sha256(str(path))
+
+
+def _hash_nothing_for_a_minute(tasks: list[list[str]], writer: object) -> None:
+    time.sleep(60)
+
+
+def test_a_run_leaves_no_hashing_process_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hashing process still working when the run ends is ended with it (it holds the output folder's lock
+    it inherited); what it had not sent is hashed here."""
+    path = tmp_path / "part.bin"
+    _settled(path, b"rows" * 1000, monkeypatch)
+    monkeypatch.setattr(hashed, "_hash_tasks", _hash_nothing_for_a_minute)
+    with hashed.hashing_stopped():
+        ahead = hashed.hash_ahead([path])
+        assert isinstance(ahead, hashed.HashedAhead) and not ahead.absorb()
+    assert ahead.absorb()  # the process is gone
+    assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"rows" * 1000).hexdigest()
