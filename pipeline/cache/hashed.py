@@ -61,6 +61,8 @@ def unchanged_sha256(path: str) -> str:
 AHEAD_TASK_BYTES = 64 << 20
 
 _pending: list[HashedAhead] = []
+# A process forked from this one (a matchup worker) neither reads the hashing process's pipe nor ends it: its own.
+os.register_at_fork(after_in_child=_pending.clear)
 
 
 class HashedAhead:

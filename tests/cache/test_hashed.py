@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import runtime
 from pipeline.cache import hashed
 from pipeline.ids import file_sha256
 
@@ -140,3 +141,16 @@ def test_a_run_leaves_no_hashing_process_behind(tmp_path: Path, monkeypatch: pyt
         assert isinstance(ahead, hashed.HashedAhead) and not ahead.absorb()
     assert ahead.absorb()  # the process is gone
     assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"rows" * 1000).hexdigest()
+
+
+def test_a_forked_process_leaves_the_hashing_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process forked while the hashing runs (the matchups' workers) checks hashes on its own: it neither reads
+    the hashing process's results (they are this process's) nor tries to end a process that is not its child."""
+    path = tmp_path / "part.bin"
+    _settled(path, b"rows" * 1000, monkeypatch)
+    ahead = hashed.hash_ahead([path])
+    with runtime.forked_tasks(lambda p: hashed.unchanged_sha256(p), 1) as submit:
+        assert submit(str(path)).result() == hashlib.sha256(b"rows" * 1000).hexdigest()
+    ahead.join()
+    reads = _counting(monkeypatch)
+    assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"rows" * 1000).hexdigest() and reads == []
