@@ -61,8 +61,6 @@ def unchanged_sha256(path: str) -> str:
 AHEAD_TASK_BYTES = 64 << 20
 
 _pending: list[HashedAhead] = []
-# A process forked from this one (a matchup worker) neither reads the hashing process's pipe nor ends it: its own.
-os.register_at_fork(after_in_child=_pending.clear)
 
 
 class HashedAhead:
@@ -178,6 +176,11 @@ def _absorb_done() -> None:
         if ahead.absorb():
             with _lock, contextlib.suppress(ValueError):
                 _pending.remove(ahead)
+
+
+# A process forked from this one (a matchup worker) starts with every hash sent so far, and neither reads the
+# hashing process's pipe nor ends it: they are this process's.
+os.register_at_fork(before=_absorb_done, after_in_child=_pending.clear)
 
 
 @contextlib.contextmanager

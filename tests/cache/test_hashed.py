@@ -154,3 +154,23 @@ def test_a_forked_process_leaves_the_hashing_alone(tmp_path: Path, monkeypatch: 
     ahead.join()
     reads = _counting(monkeypatch)
     assert hashed.unchanged_sha256(str(path)) == hashlib.sha256(b"rows" * 1000).hexdigest() and reads == []
+
+
+def test_a_forked_process_starts_with_the_hashes_sent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hashes the hashing process sent but no check took yet are taken before a fork: the forked process (a
+    matchup worker re-costing cached files) does not read those files again."""
+    path = tmp_path / "part.bin"
+    _settled(path, b"rows" * 1000, monkeypatch)
+    ahead = hashed.hash_ahead([path])
+    assert isinstance(ahead, hashed.HashedAhead)
+    deadline = time.monotonic() + 10
+    while not (ahead._reader is not None and ahead._reader.poll()) and time.monotonic() < deadline:
+        time.sleep(0.01)  # sent, not taken
+    reads = _counting(monkeypatch)
+
+    def checked(name: str) -> tuple[str, list[str]]:
+        return hashed.unchanged_sha256(name), reads
+
+    with runtime.forked_tasks(checked, 1) as submit:
+        sha, read_there = submit(str(path)).result()
+    assert sha == hashlib.sha256(b"rows" * 1000).hexdigest() and read_there == []
