@@ -174,3 +174,19 @@ def test_a_forked_process_starts_with_the_hashes_sent(tmp_path: Path, monkeypatc
     with runtime.forked_tasks(checked, 1) as submit:
         sha, read_there = submit(str(path)).result()
     assert sha == hashlib.sha256(b"rows" * 1000).hexdigest() and read_there == []
+
+
+def test_the_hashing_process_never_waits_for_a_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """2,000 files' hashes (≈ 400 KB, over a default pipe's 64 KiB) all sent while no check reads them: the
+    process ends by itself, and every hash is then taken without reading a file here."""
+    monkeypatch.setattr(hashed, "SETTLED_NS", 20_000_000)
+    paths = [tmp_path / f"part-{n:04d}.bin" for n in range(2000)]
+    for n, path in enumerate(paths):
+        path.write_bytes(n.to_bytes(4, "big"))
+    time.sleep(0.05)
+    ahead = hashed.hash_ahead(paths)
+    assert isinstance(ahead, hashed.HashedAhead) and ahead._process is not None
+    ahead._process.join(timeout=30)
+    assert ahead._process.exitcode == 0
+    reads = _counting(monkeypatch)
+    assert hashed.unchanged_sha256(str(paths[-1])) == file_sha256(str(paths[-1])) and reads == []
