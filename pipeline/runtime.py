@@ -219,17 +219,18 @@ def forked_process(target: Callable[..., None], *args: Any) -> BaseProcess:
     outlives a killed run."""
     for thread in _background:
         thread.join()
-    process = multiprocessing.get_context("fork").Process(target=_orphan_proof, args=(os.getpid(), target, *args))
+    prctl = getattr(_libc(), "prctl", None)  # looked up here: the child runs no `ldconfig`
+    process = multiprocessing.get_context("fork").Process(
+        target=_orphan_proof, args=(os.getpid(), prctl, target, *args)
+    )
     process.daemon = True
     process.start()
     return process
 
 
-def _orphan_proof(parent: int, target: Callable[..., None], *args: Any) -> None:
-    with contextlib.suppress(OSError, AttributeError):
-        name = ctypes.util.find_library("c")
-        if name is not None:
-            ctypes.CDLL(name).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+def _orphan_proof(parent: int, prctl: Callable[..., int] | None, target: Callable[..., None], *args: Any) -> None:
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the signal was asked for
         return
     target(*args)
@@ -258,19 +259,22 @@ def forked_tasks(function: Callable[[Any], Any], workers: int) -> Iterator[Calla
 
 
 @functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's `malloc_trim`, looked up once (`find_library` runs `ldconfig`); None where there is none."""
+def _libc() -> ctypes.CDLL | None:
+    """The C library, loaded once (`find_library` runs `ldconfig`); None where there is none."""
     name = ctypes.util.find_library("c")
-    trim = None if name is None else getattr(ctypes.CDLL(name), "malloc_trim", None)
-    return cast("Callable[[int], int] | None", trim)
+    return None if name is None else ctypes.CDLL(name, use_errno=True)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up once; None where there is none."""
+    return cast("Callable[[int], int] | None", getattr(_libc(), "malloc_trim", None))
 
 
 @functools.cache
 def _syncfs() -> Callable[[int], int] | None:
     """Linux's `syncfs`, looked up once; None where the C library has none."""
-    name = ctypes.util.find_library("c")
-    found = None if name is None else getattr(ctypes.CDLL(name, use_errno=True), "syncfs", None)
-    return cast("Callable[[int], int] | None", found)
+    return cast("Callable[[int], int] | None", getattr(_libc(), "syncfs", None))
 
 
 def sync_file_system(path: Path) -> bool:

@@ -197,18 +197,18 @@ def hashing_stopped() -> Iterator[None]:
     try:
         yield
     finally:
-        with _lock:
-            pending, _pending[:] = list(_pending), []
-        for ahead in pending:
-            ahead.stop()
+        _stop_all()
 
 
 def forget_hashes() -> None:
-    """Drop what this process remembers, and any hashing still going on (the tests start each from nothing)."""
+    """Drop what this process remembers, and end any hashing still going on (the tests start each from nothing)."""
+    _stop_all()
+    with _lock:
+        _known.clear()
+
+
+def _stop_all() -> None:
     with _lock:
         pending, _pending[:] = list(_pending), []
-        _known.clear()
     for ahead in pending:
-        ahead.join()
-    with _lock:
-        _known.clear()
+        ahead.stop()
